@@ -1,0 +1,247 @@
+"""The blueprint library: every skill, assessment and course spec, validated.
+
+Validation runs in three passes and reports every problem with file, line and
+field path:
+1. each file on its own (YAML, schema, formulas, templates);
+2. each skill level is exercised: parameters are drawn, items are built, so
+   constraints that cannot be met and options that cannot be filled are found
+   now rather than in front of a student;
+3. cross-references: assessments name existing skills and levels, course
+   specs and skills agree on outcomes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+from pathlib import Path
+from typing import Iterable, Optional, Union
+
+from core.blueprints.compiler import compile_skill
+from core.blueprints.loader import BlueprintError, Issue, LoadedBlueprint, load_file, yaml_files
+from core.blueprints.models import AssessmentBlueprint, CourseSpec, SkillBlueprint
+from core.items.generator import SkillGenerator
+from core.items.sampler import GenerationError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+FEASIBILITY_SEEDS = 8
+
+
+def default_blueprints_dir() -> Path:
+    return Path(os.environ.get("WORKBENCH_BLUEPRINTS", PROJECT_ROOT / "blueprints"))
+
+
+class LibraryError(KeyError):
+    """A blueprint id was asked for that the library does not hold."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def check_skill(loaded: LoadedBlueprint) -> tuple[Optional[SkillGenerator], list[Issue]]:
+    """Compile a skill blueprint and exercise every difficulty level."""
+    try:
+        compiled = compile_skill(loaded.model, loaded)
+    except BlueprintError as exc:
+        return None, exc.issues
+    gen = SkillGenerator(compiled)
+    issues: list[Issue] = []
+    bp: SkillBlueprint = loaded.model
+    for level, spec in bp.generation.difficulty_levels.items():
+        try:
+            batch = gen.batch(level, FEASIBILITY_SEEDS, seed="validate")
+        except GenerationError as exc:
+            message = str(exc)
+            if "distractor" in message:
+                where = ["presentation", "distractor_strategies"]
+            elif "constraints" in message and spec.constraints:
+                where = ["generation", "difficulty_levels", level, "constraints"]
+            else:
+                where = ["generation", "difficulty_levels", level]
+            issues.append(loaded.issue(where, message))
+            continue
+        if batch.exhausted:
+            distinct = len({it.content_key for it in batch.items})
+            issues.append(loaded.issue(["generation", "difficulty_levels", level],
+                                       f"this level can produce only {distinct} distinct item(s); "
+                                       f"students will see repeats", "warning"))
+    return gen, issues
+
+
+@dataclasses.dataclass
+class ValidationReport:
+    files: dict[str, list[Issue]]
+
+    @property
+    def ok(self) -> bool:
+        return not any(i.severity == "error" for issues in self.files.values() for i in issues)
+
+    def errors(self) -> list[Issue]:
+        return [i for issues in self.files.values() for i in issues if i.severity == "error"]
+
+    def as_dict(self) -> dict:
+        return {"ok": self.ok, "files": {f: {"ok": not any(i.severity == "error" for i in issues),
+                                            "issues": [i.as_dict() for i in issues]}
+                                        for f, issues in self.files.items()}}
+
+
+class Library:
+    """All blueprints under a folder, loaded and validated once."""
+
+    def __init__(self) -> None:
+        self.skills: dict[str, LoadedBlueprint] = {}
+        self.generators: dict[str, SkillGenerator] = {}
+        self.assessments: dict[str, LoadedBlueprint] = {}
+        self.specs: dict[str, LoadedBlueprint] = {}
+        self.report = ValidationReport(files={})
+
+    # ------------------------------------------------------------------
+    @classmethod
+    def load(cls, paths: Union[str, Path, Iterable[Union[str, Path]], None] = None,
+             context: Optional["Library"] = None) -> "Library":
+        """Load files or folders (default: the shipped library).
+
+        ``context`` lends skills and specs for cross-references (validating one
+        assessment file against the shipped skills); files given here win.
+        """
+        if paths is None:
+            paths = [default_blueprints_dir()]
+        elif isinstance(paths, (str, Path)):
+            paths = [paths]
+        lib = cls()
+        files = yaml_files(paths)
+        for path in files:
+            lib.add_file(path)
+        lib._cross_check(context)
+        return lib
+
+    def add_file(self, path: Union[str, Path]) -> None:
+        file = str(path)
+        issues = self.report.files.setdefault(file, [])
+        try:
+            loaded = load_file(path)
+        except BlueprintError as exc:
+            issues.extend(exc.issues)
+            return
+        self.add_loaded(loaded, issues)
+
+    def add_loaded(self, loaded: LoadedBlueprint, issues: Optional[list[Issue]] = None) -> None:
+        if issues is None:
+            issues = self.report.files.setdefault(loaded.file, [])
+        table = {"skill": self.skills, "assessment": self.assessments, "spec": self.specs}[loaded.kind]
+        if loaded.id in table and table[loaded.id].file != loaded.file:
+            issues.append(loaded.issue([f"{loaded.kind}_id" if loaded.kind != "spec" else "spec_id"],
+                                       f"id '{loaded.id}' is already used by {table[loaded.id].file}"))
+            return
+        if loaded.kind == "skill":
+            gen, found = check_skill(loaded)
+            issues.extend(found)
+            if gen is None or any(i.severity == "error" for i in found):
+                return
+            self.generators[loaded.id] = gen
+        table[loaded.id] = loaded
+
+    # ------------------------------------------------------------------
+    def _cross_check(self, context: Optional["Library"]) -> None:
+        skills = dict(context.skills) if context else {}
+        skills.update(self.skills)
+        specs = dict(context.specs) if context else {}
+        specs.update(self.specs)
+        spec_by_course = {(s.model.subject, s.model.level): s for s in specs.values()}
+
+        for loaded in self.assessments.values():
+            issues = self.report.files.setdefault(loaded.file, [])
+            bp: AssessmentBlueprint = loaded.model
+            for i, section in enumerate(bp.sections):
+                level_ok = {lvl: False for lvl, n in section.difficulty_distribution.items() if n > 0}
+                for j, ws in enumerate(section.skill_blueprints):
+                    path = ["sections", i, "skill_blueprints", j, "skill_id"]
+                    skill = skills.get(ws.skill_id)
+                    if skill is None:
+                        close = difflib.get_close_matches(ws.skill_id, list(skills), n=1)
+                        hint = f" (did you mean '{close[0]}'?)" if close else ""
+                        issues.append(loaded.issue(path, f"no skill blueprint '{ws.skill_id}' in the library{hint}"))
+                        continue
+                    levels = skill.model.generation.difficulty_levels
+                    for lvl in level_ok:
+                        if lvl in levels:
+                            level_ok[lvl] = True
+                for lvl, ok in level_ok.items():
+                    known = all(ws.skill_id in skills for ws in section.skill_blueprints)
+                    if not ok and known:
+                        issues.append(loaded.issue(["sections", i, "difficulty_distribution", lvl],
+                                                   f"no skill in section '{section.section_id}' has a '{lvl}' level"))
+            if bp.metadata.subject and bp.metadata.level and (bp.metadata.subject, bp.metadata.level) not in spec_by_course:
+                issues.append(loaded.issue(["metadata", "level"], f"no course spec for {bp.metadata.subject} {bp.metadata.level}", "warning"))
+
+        for loaded in self.skills.values():
+            meta = loaded.model.metadata
+            if not meta.outcome_ids:
+                continue
+            issues = self.report.files.setdefault(loaded.file, [])
+            spec = spec_by_course.get((meta.subject, meta.level))
+            if spec is None:
+                issues.append(loaded.issue(["metadata", "level"],
+                                           f"no course spec for {meta.subject} {meta.level}; its outcomes cannot be checked", "warning"))
+                continue
+            known = {o.id for o in spec.model.outcomes}
+            for k, oid in enumerate(meta.outcome_ids):
+                if oid not in known:
+                    issues.append(loaded.issue(["metadata", "outcome_ids", k],
+                                               f"outcome '{oid}' is not in course spec {spec.id} ({spec.file}); known: {', '.join(sorted(known))}"))
+
+        for loaded in self.specs.values():
+            issues = self.report.files.setdefault(loaded.file, [])
+            spec: CourseSpec = loaded.model
+            tagged = [s for s in skills.values()
+                      if s.model.metadata.subject == spec.subject and s.model.metadata.level == spec.level]
+            for k, outcome in enumerate(spec.outcomes):
+                covering = [s for s in tagged if outcome.id in s.model.metadata.outcome_ids]
+                if not covering:
+                    issues.append(loaded.issue(["outcomes", k, "id"],
+                                               f"no skill blueprint covers outcome '{outcome.id}' yet; practice on it will "
+                                               f"need the local bank or an LLM", "warning"))
+            for k, section in enumerate(spec.assessment_structure):
+                if section.calculator_allowed:
+                    continue
+                for oid in section.outcome_ids:
+                    usable = [s for s in tagged if oid in s.model.metadata.outcome_ids and s.model.metadata.calculator != "required"]
+                    covering = [s for s in tagged if oid in s.model.metadata.outcome_ids]
+                    if covering and not usable:
+                        issues.append(loaded.issue(["assessment_structure", k, "outcome_ids"],
+                                                   f"'{section.section}' is non-calculator but every blueprint for "
+                                                   f"outcome '{oid}' needs a calculator", "warning"))
+
+    # ------------------------------------------------------------------
+    def generator(self, skill_id: str) -> SkillGenerator:
+        try:
+            return self.generators[skill_id]
+        except KeyError:
+            close = difflib.get_close_matches(skill_id, list(self.generators), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else "; `python -m core list` shows the skills"
+            raise LibraryError(f"no skill blueprint '{skill_id}' in the library{hint}") from None
+
+    def spec(self, subject: str, level: str) -> CourseSpec:
+        for loaded in self.specs.values():
+            if loaded.model.subject.lower() == subject.lower() and loaded.model.level.lower() == level.lower():
+                return loaded.model
+        courses = ", ".join(sorted(f"{s.model.subject} {s.model.level}" for s in self.specs.values()))
+        raise LibraryError(f"no course spec for {subject} {level}; available: {courses or 'none'}")
+
+    def skills_for_outcome(self, subject: str, level: str, outcome_id: str) -> list[SkillBlueprint]:
+        out = []
+        for sid in sorted(self.generators):
+            meta = self.skills[sid].model.metadata
+            if (meta.subject or "").lower() == subject.lower() and (meta.level or "").lower() == level.lower() \
+                    and outcome_id in meta.outcome_ids:
+                out.append(self.skills[sid].model)
+        return out
+
+    def assessment(self, assessment_id: str) -> AssessmentBlueprint:
+        try:
+            return self.assessments[assessment_id].model
+        except KeyError:
+            raise LibraryError(f"no assessment blueprint '{assessment_id}' in the library") from None
+
+    def all_loaded(self) -> list[LoadedBlueprint]:
+        return [*self.skills.values(), *self.assessments.values(), *self.specs.values()]

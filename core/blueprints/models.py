@@ -1,0 +1,441 @@
+"""Pydantic models of the three blueprint kinds.
+
+Skill blueprints say how to generate and mark one skill's items; assessment
+blueprints say how to assemble an evaluation from skills; course specs give a
+course's outcomes and exam structure (SQA-style). Field names follow the YAML
+formats teachers write; unknown fields are refused so a misspelt key is
+reported rather than silently ignored.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ItemType = Literal["multiple_choice", "numeric", "algebraic", "short_text"]
+AnswerType = Literal["integer", "decimal", "string", "fraction", "expression"]
+EvaluationMethod = Literal["exact_match", "numeric_tolerance", "algebraic_equivalence", "mcq", "short_text"]
+CognitiveLevel = Literal["Remember", "Understand", "Apply", "Analyze", "Analyse", "Evaluate", "Create"]
+Calculator = Literal["none", "optional", "required"]
+Scalar = Union[int, float, str]
+
+SKILL_ID_PATTERN = r"^[A-Z][A-Z0-9_]*(\.[A-Z0-9_]+)+$"
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
+MAX_DOMAIN = 10_000_000
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+def fail(path: str, message: str) -> None:
+    """Raise a validation error that points below the model being checked.
+
+    Pydantic reports errors from a model validator at the model itself; the
+    loader reads the ``@path@`` marker and appends it to the error location.
+    """
+    raise ValueError(f"@{path}@ {message}")
+
+
+def _version_text(value: Any) -> Any:
+    # YAML reads `version: 1.0` as a float; teachers mean the text "1.0".
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+# --------------------------------------------------------------------------
+# Skill blueprint
+
+
+class ParameterSpec(Strict):
+    type: Literal["integer", "decimal", "choice"]
+    min: Optional[float] = None
+    max: Optional[float] = None
+    step: Optional[float] = None
+    exclude: list[Scalar] = Field(default_factory=list)
+    values: list[Scalar] = Field(default_factory=list)
+    description: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "ParameterSpec":
+        if self.type == "choice":
+            if not self.values:
+                raise ValueError("a choice parameter needs a non-empty 'values' list")
+            if len(set(map(repr, self.values))) != len(self.values):
+                raise ValueError("'values' of a choice parameter must be distinct")
+            if self.min is not None or self.max is not None or self.step is not None:
+                raise ValueError("a choice parameter takes 'values', not min/max/step")
+        else:
+            if self.min is None or self.max is None:
+                raise ValueError(f"an {self.type} parameter needs both 'min' and 'max'")
+            if self.min > self.max:
+                raise ValueError(f"'min' ({self.min}) is greater than 'max' ({self.max})")
+            if self.values:
+                raise ValueError(f"an {self.type} parameter takes min/max/step, not 'values'")
+            if self.type == "integer":
+                for name in ("min", "max", "step"):
+                    v = getattr(self, name)
+                    if v is not None and not float(v).is_integer():
+                        raise ValueError(f"'{name}' of an integer parameter must be a whole number, got {v}")
+                if self.step is not None and self.step < 1:
+                    raise ValueError("'step' of an integer parameter must be at least 1")
+            else:
+                if self.step is None or self.step <= 0:
+                    raise ValueError("a decimal parameter needs a positive 'step' (for example 0.1)")
+            if self.raw_count() > MAX_DOMAIN:
+                raise ValueError(f"range holds {self.raw_count():,} values; at most {MAX_DOMAIN:,} are allowed")
+            if not self.domain():
+                raise ValueError("every value in the range is excluded")
+        return self
+
+    def decimals(self) -> int:
+        if self.type != "decimal":
+            return 0
+        text = f"{self.step:.10f}".rstrip("0")
+        return len(text.split(".")[1]) if "." in text else 0
+
+    def raw_count(self) -> int:
+        if self.type == "choice":
+            return len(self.values)
+        step = self.step or 1
+        return int(math.floor((self.max - self.min) / step + 1e-9)) + 1
+
+    def domain(self) -> list[Scalar]:
+        """Every value the parameter may take, in order (exclusions removed)."""
+        if self.type == "choice":
+            values = list(self.values)
+        elif self.type == "integer":
+            values = list(range(int(self.min), int(self.max) + 1, int(self.step or 1)))
+        else:
+            d = self.decimals()
+            values = [round(self.min + i * self.step, d) for i in range(self.raw_count())]
+        if self.exclude:
+            excluded = set(self.exclude)
+            values = [v for v in values if v not in excluded]
+        return values
+
+
+class DifficultyLevel(Strict):
+    value: float = Field(ge=0.0, le=1.0)
+    constraints: list[str] = Field(default_factory=list)
+    description: Optional[str] = None
+
+
+class DifficultyAdjustment(Strict):
+    condition: str
+    delta: float = Field(ge=-1.0, le=1.0)
+    description: Optional[str] = None
+
+
+class Generation(Strict):
+    item_type: ItemType
+    parameters: dict[str, ParameterSpec] = Field(default_factory=dict)
+    tables: dict[str, Union[dict[Scalar, Any], list[Any]]] = Field(default_factory=dict)
+    computed_values: dict[str, str] = Field(default_factory=dict)
+    answer_formula: str
+    answer_type: AnswerType
+    answer_decimals: Optional[int] = Field(default=None, ge=0, le=10)
+    difficulty_levels: dict[str, DifficultyLevel] = Field(min_length=1)
+    difficulty_adjustments: list[DifficultyAdjustment] = Field(default_factory=list)
+
+    @field_validator("parameters", "computed_values", "tables", "difficulty_levels")
+    @classmethod
+    def _identifier_keys(cls, value: dict) -> dict:
+        for key in value:
+            if not isinstance(key, str) or not key.isidentifier() or key.startswith("_"):
+                raise ValueError(f"name {key!r} must be a plain identifier (letters, digits, '_'; not starting with '_' or a digit)")
+        return value
+
+
+class DistractorStrategy(Strict):
+    type: str
+    description: Optional[str] = None
+    formula: str
+    condition: Optional[str] = None
+    gap_tag: Optional[str] = None
+
+
+class Presentation(Strict):
+    stem_templates: list[str] = Field(min_length=1)
+    option_count: Optional[int] = Field(default=None, ge=2, le=8)
+    distractor_strategies: list[DistractorStrategy] = Field(default_factory=list)
+    distractor_validation: list[str] = Field(default_factory=list)
+    explanation_template: Optional[str] = None
+    hint_templates: list[str] = Field(default_factory=list)
+    units: Optional[str] = None
+
+    @field_validator("stem_templates")
+    @classmethod
+    def _non_empty(cls, value: list[str]) -> list[str]:
+        for i, t in enumerate(value):
+            if not t.strip():
+                raise ValueError(f"stem template {i} is empty")
+        return value
+
+
+class Tolerance(Strict):
+    relative: Optional[float] = Field(default=None, gt=0, lt=1)
+    absolute: Optional[float] = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _one(self) -> "Tolerance":
+        if self.relative is None and self.absolute is None:
+            raise ValueError("give a 'relative' (for example 0.02) or an 'absolute' tolerance")
+        return self
+
+
+class MarkingCriterion(Strict):
+    step: str
+    marks: int = Field(ge=1, le=20)
+    gap_tag: Optional[str] = None
+    description: Optional[str] = None
+
+
+class Evaluation(Strict):
+    method: EvaluationMethod
+    tolerance: Optional[Tolerance] = None
+    significant_figures: Optional[int] = Field(default=None, ge=1, le=10)
+    required_form: Literal["any", "simplified", "factorised", "expanded"] = "any"
+    accepted_answers: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+    min_keywords: Optional[int] = Field(default=None, ge=1)
+    partial_credit: bool = False
+    marks: Optional[int] = Field(default=None, ge=1, le=50)
+    marking_criteria: list[MarkingCriterion] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check(self) -> "Evaluation":
+        if self.marks is not None and self.marking_criteria:
+            total = sum(c.marks for c in self.marking_criteria)
+            if total != self.marks:
+                fail("marks", f"is {self.marks} but the marking criteria add up to {total}")
+        if self.tolerance is not None and self.method != "numeric_tolerance":
+            fail("tolerance", "applies only to the numeric_tolerance method")
+        if self.min_keywords is not None and self.min_keywords > len(self.keywords):
+            fail("min_keywords", f"is {self.min_keywords} but only {len(self.keywords)} keywords are listed")
+        return self
+
+    def total_marks(self) -> int:
+        if self.marks is not None:
+            return self.marks
+        if self.marking_criteria:
+            return sum(c.marks for c in self.marking_criteria)
+        return 1
+
+
+class Benchmark(Strict):
+    expected_accuracy: float = Field(ge=0, le=1)
+    expected_time_seconds: float = Field(gt=0)
+
+
+class SkillMetadata(Strict):
+    domain: str
+    subdomain: Optional[str] = None
+    topic: Optional[str] = None
+    skill_statement: str
+    cognitive_level: CognitiveLevel = "Apply"
+    subject: Optional[str] = None
+    level: Optional[str] = None
+    outcome_ids: list[str] = Field(default_factory=list)
+    calculator: Calculator = "optional"
+    tags: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _course(self) -> "SkillMetadata":
+        if self.outcome_ids and not (self.subject and self.level):
+            fail("subject" if not self.subject else "level", "a blueprint tagged with outcome_ids needs 'subject' and 'level' too")
+        return self
+
+
+class SkillBlueprint(Strict):
+    skill_id: str = Field(pattern=SKILL_ID_PATTERN)
+    version: str
+    metadata: SkillMetadata
+    generation: Generation
+    presentation: Presentation
+    evaluation: Evaluation
+    performance_benchmarks: dict[str, Benchmark] = Field(default_factory=dict)
+
+    _version = field_validator("version", mode="before")(_version_text)
+
+    @model_validator(mode="after")
+    def _consistency(self) -> "SkillBlueprint":
+        g, p, e = self.generation, self.presentation, self.evaluation
+        if g.item_type == "multiple_choice":
+            if p.option_count is None:
+                p.option_count = 4
+            if len(p.distractor_strategies) < p.option_count - 1:
+                fail("presentation.distractor_strategies",
+                     f"multiple choice with option_count {p.option_count} needs at least "
+                     f"{p.option_count - 1} distractor strategies, found {len(p.distractor_strategies)}")
+        elif e.method == "mcq":
+            fail("evaluation.method", "'mcq' needs generation.item_type multiple_choice")
+        if e.method == "numeric_tolerance" and g.answer_type not in ("integer", "decimal", "fraction"):
+            fail("evaluation.method", f"numeric_tolerance needs a numeric generation.answer_type, not '{g.answer_type}'")
+        if e.method == "algebraic_equivalence" and g.answer_type != "expression":
+            fail("evaluation.method", "algebraic_equivalence needs generation.answer_type 'expression'")
+        if e.method == "short_text" and not (e.keywords or e.accepted_answers or g.answer_type == "string"):
+            fail("evaluation.method", "short_text marking needs keywords, accepted_answers or a string answer")
+        return self
+
+
+# --------------------------------------------------------------------------
+# Assessment blueprint
+
+
+class AssessmentMetadata(Strict):
+    title: str
+    description: Optional[str] = None
+    target_audience: Optional[str] = None
+    estimated_duration_minutes: Optional[float] = Field(default=None, gt=0)
+    subject: Optional[str] = None
+    level: Optional[str] = None
+
+
+class AssessmentConfiguration(Strict):
+    total_items: int = Field(ge=1, le=500)
+    time_limit_minutes: Optional[float] = Field(default=None, gt=0)
+    passing_score_percent: float = Field(default=50, ge=0, le=100)
+    shuffle_items: bool = True
+    shuffle_options: bool = True
+    show_progress: bool = True
+    allow_review: bool = False
+    allow_skip: bool = False
+
+
+class WeightedSkill(Strict):
+    skill_id: str
+    weight: float = Field(default=1, gt=0)
+
+
+class AssessmentSection(Strict):
+    section_id: str = Field(pattern=ID_PATTERN)
+    title: str
+    item_count: int = Field(ge=1)
+    skill_blueprints: list[WeightedSkill] = Field(min_length=1)
+    difficulty_distribution: dict[str, int]
+
+    @model_validator(mode="after")
+    def _check(self) -> "AssessmentSection":
+        for level, n in self.difficulty_distribution.items():
+            if n < 0:
+                fail(f"difficulty_distribution.{level}", "must not be negative")
+        total = sum(self.difficulty_distribution.values())
+        if total != self.item_count:
+            fail("difficulty_distribution", f"adds up to {total} but item_count is {self.item_count}")
+        ids = [s.skill_id for s in self.skill_blueprints]
+        if len(set(ids)) != len(ids):
+            fail("skill_blueprints", "a skill is listed twice")
+        return self
+
+
+class GradeBand(Strict):
+    label: str
+    min_percent: float = Field(ge=0, le=100)
+
+
+class Scoring(Strict):
+    method: Literal["percent_correct", "weighted_sections"] = "percent_correct"
+    section_weights: dict[str, float] = Field(default_factory=dict)
+    grade_bands: list[GradeBand] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _check(self) -> "Scoring":
+        for name, w in self.section_weights.items():
+            if w <= 0:
+                fail(f"section_weights.{name}", f"must be positive, got {w}")
+        mins = [b.min_percent for b in self.grade_bands]
+        if any(a <= b for a, b in zip(mins, mins[1:])):
+            fail("grade_bands", "must be listed from highest to lowest min_percent, each strictly lower than the one before")
+        if mins[-1] != 0:
+            fail(f"grade_bands.{len(mins) - 1}.min_percent", f"the last grade band must start at 0 so every score gets a grade (it starts at {mins[-1]})")
+        labels = [b.label for b in self.grade_bands]
+        if len(set(labels)) != len(labels):
+            fail("grade_bands", "labels must be distinct")
+        return self
+
+
+class AssessmentBlueprint(Strict):
+    assessment_id: str = Field(pattern=ID_PATTERN)
+    version: str
+    metadata: AssessmentMetadata
+    configuration: AssessmentConfiguration
+    sections: list[AssessmentSection] = Field(min_length=1)
+    scoring: Scoring
+
+    _version = field_validator("version", mode="before")(_version_text)
+
+    @model_validator(mode="after")
+    def _check(self) -> "AssessmentBlueprint":
+        ids = [s.section_id for s in self.sections]
+        if len(set(ids)) != len(ids):
+            fail("sections", "section ids must be distinct")
+        total = sum(s.item_count for s in self.sections)
+        if total != self.configuration.total_items:
+            fail("configuration.total_items", f"is {self.configuration.total_items} but the sections hold {total} items")
+        weights = self.scoring.section_weights
+        if weights:
+            unknown = sorted(set(weights) - set(ids))
+            missing = sorted(set(ids) - set(weights))
+            if unknown:
+                fail("scoring.section_weights", f"names unknown sections: {', '.join(unknown)}")
+            if missing:
+                fail("scoring.section_weights", f"has no weight for: {', '.join(missing)}")
+        return self
+
+
+# --------------------------------------------------------------------------
+# Course spec (SQA-style)
+
+
+class Outcome(Strict):
+    id: str = Field(pattern=ID_PATTERN)
+    label: str
+    weight: float = Field(gt=0)
+
+
+class SpecSection(Strict):
+    section: str
+    outcome_ids: list[str] = Field(min_length=1)
+    marks: int = Field(ge=1)
+    calculator_allowed: bool = True
+    time_allowed_minutes: float = Field(gt=0)
+
+
+class CourseSpec(Strict):
+    spec_id: str = Field(pattern=ID_PATTERN)
+    version: str = "1.0"
+    subject: str
+    level: str
+    title: Optional[str] = None
+    outcomes: list[Outcome] = Field(min_length=1)
+    assessment_structure: list[SpecSection] = Field(min_length=1)
+    instructions: list[str] = Field(default_factory=list)
+
+    _version = field_validator("version", mode="before")(_version_text)
+
+    @model_validator(mode="after")
+    def _check(self) -> "CourseSpec":
+        ids = [o.id for o in self.outcomes]
+        if len(set(ids)) != len(ids):
+            fail("outcomes", "outcome ids must be distinct")
+        known = set(ids)
+        for i, section in enumerate(self.assessment_structure):
+            unknown = [o for o in section.outcome_ids if o not in known]
+            if unknown:
+                fail(f"assessment_structure.{i}.outcome_ids", f"names outcomes not in 'outcomes': {', '.join(unknown)}")
+        return self
+
+    @property
+    def total_marks(self) -> int:
+        return sum(s.marks for s in self.assessment_structure)
+
+
+KINDS = {"skill": SkillBlueprint, "assessment": AssessmentBlueprint, "spec": CourseSpec}
+ID_FIELDS = {"skill": "skill_id", "assessment": "assessment_id", "spec": "spec_id"}
+
+
+def blueprint_id(kind: str, model: BaseModel) -> str:
+    return getattr(model, ID_FIELDS[kind])

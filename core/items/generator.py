@@ -1,0 +1,360 @@
+"""Deterministic item generation from skill blueprints.
+
+(skill blueprint, difficulty level, seed) -> item. The same inputs always
+give the same item: every random choice comes from a ``random.Random`` seeded
+with a string built from the blueprint id, version, level and seed.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import random
+import re
+import unicodedata
+from fractions import Fraction
+from typing import Any, Optional
+
+from core.blueprints import helpers
+from core.blueprints.compiler import CompiledSkill, display_value
+from core.blueprints.formula import FormulaError
+from core.items.sampler import GenerationError, LevelSampler
+
+MAX_PARAM_DRAWS = 60
+UNIQUE_TRIES = 60
+
+
+@dataclasses.dataclass
+class Item:
+    id: str
+    blueprint_id: str
+    blueprint_version: str
+    blueprint_hash: str
+    source: str
+    seed: str
+    difficulty_level: str
+    difficulty_value: float
+    item_type: str
+    stem: str
+    options: list[str]
+    option_strategies: list[Optional[str]]
+    options_shuffled: bool
+    correct_answer: str
+    correct_index: Optional[int]
+    answer_value: Any
+    accepted_answers: list[str]
+    misconceptions: dict[str, str]
+    explanation: str
+    hints: list[str]
+    answer_type: str
+    units: Optional[str]
+    marks: int
+    marking_scheme: dict
+    evaluation: dict
+    generation_params: dict
+    computed_values: dict
+    subject: Optional[str]
+    level: Optional[str]
+    outcome_ids: list[str]
+    skill_ids: list[str]
+    calculator: str
+    content_key: str
+    status: str = "draft"
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def student_view(self) -> dict:
+        """What a student may see before answering: no key, no explanation."""
+        return {"id": self.id, "stem": self.stem, "item_type": self.item_type, "options": list(self.options),
+                "marks": self.marks, "units": self.units, "outcome_ids": list(self.outcome_ids)}
+
+
+def jsonable(value: Any) -> Any:
+    if isinstance(value, Fraction):
+        return helpers.frac_str(value)
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return value
+    return value
+
+
+def normalise_text(text: str) -> str:
+    """Content as a student reads it: case, spacing and punctuation variants collapsed."""
+    text = unicodedata.normalize("NFKC", text).lower().replace("\u2212", "-")
+    text = re.sub(r"[^\w.+\-*/=^%√]+", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def content_key(skill_id: str, params: dict) -> str:
+    canonical = json.dumps(jsonable(params), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(f"{skill_id}|{canonical}".encode()).hexdigest()[:20]
+
+
+def format_value(value: Any, answer_type: str, decimals: Optional[int], strict: bool, what: str) -> str:
+    """A value as the option or key text a student sees."""
+    if isinstance(value, bool):
+        raise GenerationError(f"{what} gave a true/false value ({value}), expected a {answer_type}")
+    if answer_type == "integer":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, Fraction) and value.denominator == 1:
+            value = value.numerator
+        if isinstance(value, int):
+            return str(value)
+        if strict:
+            raise GenerationError(f"{what} gave {value!r}, but answer_type is integer")
+    elif answer_type == "decimal" and isinstance(value, (int, float, Fraction)):
+        if decimals is not None:
+            return f"{float(value):.{decimals}f}"
+        return helpers.nice(float(value))
+    elif answer_type == "fraction" and isinstance(value, (int, float, Fraction)):
+        f = value if isinstance(value, Fraction) else Fraction(value).limit_denominator(10_000)
+        return helpers.frac_str(f)
+    if isinstance(value, (list, tuple)):
+        return helpers.join(value)
+    text = helpers.nice(value) if isinstance(value, (int, float, Fraction)) else str(value)
+    text = text.strip()
+    if strict and not text:
+        raise GenerationError(f"{what} gave an empty answer")
+    return text
+
+
+class SkillGenerator:
+    """Generates items for one compiled skill blueprint (samplers cached per level)."""
+
+    def __init__(self, cs: CompiledSkill):
+        self.cs = cs
+        self.bp = cs.blueprint
+        self._samplers: dict[str, LevelSampler] = {}
+
+    def sampler(self, level: str) -> LevelSampler:
+        if level not in self._samplers:
+            self._samplers[level] = LevelSampler(self.cs, level)
+        return self._samplers[level]
+
+    # ------------------------------------------------------------------
+    def _rng(self, level: str, seed: Any) -> random.Random:
+        return random.Random(f"{self.bp.skill_id}|{self.bp.version}|{level}|{seed}")
+
+    def environment(self, params: dict) -> dict:
+        env = dict(self.cs.tables)
+        env.update(params)
+        where = "computed_values"
+        try:
+            for name, f in self.cs.computed:
+                where = f"computed value '{name}'"
+                env[name] = f.evaluate(env)
+            where = "answer_formula"
+            env["answer"] = self.cs.answer.evaluate(env)
+        except FormulaError as exc:
+            raise GenerationError(f"{self.bp.skill_id}: {where} failed for {_shown(params)}: {exc.message}") from None
+        return env
+
+    def satisfies(self, level: str, env: dict) -> bool:
+        try:
+            return all(f.evaluate(env) for _, f in self.cs.constraints[level])
+        except FormulaError as exc:
+            raise GenerationError(f"{self.bp.skill_id} level '{level}': {exc.message} in '{exc.expression}'") from None
+
+    def _distractors(self, env: dict, answer_text: str, rng: random.Random) -> list[tuple[str, str, Any]]:
+        g, p = self.bp.generation, self.bp.presentation
+        order = list(self.cs.distractors)
+        rng.shuffle(order)
+        chosen: list[tuple[str, str, Any]] = []
+        texts = {answer_text}
+        for d in order:
+            what = f"distractor '{d.strategy.type}'"
+            try:
+                if d.condition is not None and not d.condition.evaluate(env):
+                    continue
+                value = d.formula.evaluate(env)
+                text = format_value(value, g.answer_type, g.answer_decimals, False, what)
+                if not text or text in texts:
+                    continue
+                check_env = dict(env)
+                check_env["distractor"] = value
+                check_env["other_distractors"] = [v for _, _, v in chosen]
+                if not all(f.evaluate(check_env) for f in self.cs.validation):
+                    continue
+            except FormulaError as exc:
+                raise GenerationError(f"{self.bp.skill_id}: {what} failed for "
+                                      f"{_shown({k: env[k] for k in self.cs.domains})}: {exc.message}") from None
+            chosen.append((d.strategy.type, text, value))
+            texts.add(text)
+        return chosen
+
+    def build(self, level: str, params: dict, seed: Any) -> Optional[Item]:
+        """An item for given parameters, or None if they cannot fill the options.
+
+        Presentation choices (distractors, option order, stem template) use
+        their own generator seeded from the item seed, so the same seed and
+        parameters always give the same item however the parameters were found.
+        """
+        bp, g, p, e = self.bp, self.bp.generation, self.bp.presentation, self.bp.evaluation
+        rng = self._rng(level, f"{seed}|present")
+        env = self.environment(params)
+        answer_text = format_value(env["answer"], g.answer_type, g.answer_decimals, True, "answer_formula")
+        distractors = self._distractors(env, answer_text, rng)
+        options: list[str] = []
+        strategies: list[Optional[str]] = []
+        correct_index: Optional[int] = None
+        if g.item_type == "multiple_choice":
+            needed = (p.option_count or 4) - 1
+            if len(distractors) < needed:
+                return None
+            picked = distractors[:needed]
+            entries = [(None, answer_text)] + [(t, text) for t, text, _ in picked]
+            rng.shuffle(entries)
+            strategies = [t for t, _ in entries]
+            options = [text for _, text in entries]
+            correct_index = strategies.index(None)
+        misconceptions = {t: text for t, text, _ in distractors}
+        template = rng.randrange(len(self.cs.stems))
+        try:
+            stem = self.cs.stems[template].render(env)
+            display_env = dict(env)
+            display_env["answer"] = answer_text
+            explanation = (self.cs.explanation.render(display_env) if self.cs.explanation
+                           else f"The correct answer is {answer_text}{(' ' + p.units) if p.units else ''}.")
+            hints = [h.render(env) for h in self.cs.hints]
+            accepted = []
+            for f in self.cs.accepted:
+                text = format_value(f.evaluate(env), "string", None, False, "accepted answer")
+                if text and text != answer_text and text not in accepted:
+                    accepted.append(text)
+        except FormulaError as exc:
+            raise GenerationError(f"{bp.skill_id}: {exc.message}") from None
+        except (ValueError, KeyError, IndexError) as exc:
+            raise GenerationError(f"{bp.skill_id}: a template could not be filled: {exc}") from None
+        value = g.difficulty_levels[level].value
+        for cond, delta in self.cs.adjustments:
+            if cond.evaluate(env):
+                value += delta
+        difficulty = round(min(1.0, max(0.0, value)), 3)
+        computed = {name: jsonable(env[name]) for name, _ in self.cs.computed}
+        item_params = jsonable(params)
+        identity = json.dumps([bp.skill_id, bp.version, self.cs.hash, level, str(seed), item_params], sort_keys=True)
+        criteria = [c.model_dump() for c in e.marking_criteria]
+        marks = e.total_marks()
+        meta = bp.metadata
+        return Item(
+            id="itm_" + hashlib.sha256(identity.encode()).hexdigest()[:16],
+            blueprint_id=bp.skill_id, blueprint_version=bp.version, blueprint_hash=self.cs.hash,
+            source="formula", seed=str(seed), difficulty_level=level, difficulty_value=difficulty,
+            item_type=g.item_type, stem=stem, options=options, option_strategies=strategies,
+            options_shuffled=g.item_type == "multiple_choice", correct_answer=answer_text,
+            correct_index=correct_index, answer_value=jsonable(env["answer"]) if not isinstance(env["answer"], (list, tuple)) else answer_text,
+            accepted_answers=accepted, misconceptions=misconceptions, explanation=explanation, hints=hints,
+            answer_type=g.answer_type, units=p.units, marks=marks,
+            marking_scheme={"criteria": criteria, "total_marks": marks},
+            evaluation={"method": e.method,
+                        "tolerance": e.tolerance.model_dump() if e.tolerance else None,
+                        "significant_figures": e.significant_figures, "required_form": e.required_form,
+                        "keywords": list(e.keywords), "min_keywords": e.min_keywords,
+                        "partial_credit": e.partial_credit},
+            generation_params=item_params, computed_values=computed,
+            subject=meta.subject, level=meta.level, outcome_ids=list(meta.outcome_ids),
+            skill_ids=[bp.skill_id], calculator=meta.calculator,
+            content_key=content_key(bp.skill_id, params),
+        )
+
+    def generate(self, level: str, seed: Any, params: Optional[dict] = None) -> Item:
+        """One item. With ``params`` the draw is skipped (to reproduce a stored item)."""
+        sampler = self.sampler(level)
+        rng = self._rng(level, seed)
+        if params is not None:
+            params = self._check_params(params)
+            env = self.environment(params)
+            if not self.satisfies(level, env):
+                raise GenerationError(f"{self.bp.skill_id}: {_shown(params)} do not meet the constraints of level '{level}'")
+            item = self.build(level, params, seed)
+            if item is None:
+                raise GenerationError(self._options_message(level, params))
+            return item
+        last: dict = {}
+        for _ in range(MAX_PARAM_DRAWS):
+            last = sampler.sample(rng)
+            item = self.build(level, last, seed)
+            if item is not None:
+                return item
+        raise GenerationError(self._options_message(level, last))
+
+    def _check_params(self, params: dict) -> dict:
+        unknown = sorted(set(params) - set(self.cs.domains))
+        missing = sorted(set(self.cs.domains) - set(params))
+        if unknown or missing:
+            raise GenerationError(f"{self.bp.skill_id}: parameters do not match the blueprint"
+                                  f"{'; unknown: ' + ', '.join(unknown) if unknown else ''}"
+                                  f"{'; missing: ' + ', '.join(missing) if missing else ''}")
+        for name, value in params.items():
+            if value not in self.cs.domains[name]:
+                raise GenerationError(f"{self.bp.skill_id}: {name}={value!r} is outside the parameter's range")
+        return {name: params[name] for name in self.cs.domains}
+
+    def _options_message(self, level: str, params: dict) -> str:
+        need = (self.bp.presentation.option_count or 4) - 1
+        return (f"{self.bp.skill_id} level '{level}': the distractor strategies cannot give {need} valid distinct "
+                f"distractors (last tried {_shown(params)}); add strategies or loosen distractor_validation")
+
+    def batch(self, level: str, n: int, seed: Any, unique: bool = True) -> "Batch":
+        """``n`` items; with ``unique``, no two share parameters while the level's space allows.
+
+        Item i gets the seed "SEED/i". Where the level's valid combinations can
+        be listed, they are shuffled and dealt without replacement; otherwise
+        draws that repeat an earlier item are redrawn a bounded number of times.
+        """
+        if n < 0:
+            raise GenerationError("the number of items must not be negative")
+        sampler = self.sampler(level)
+        pool: Optional[list[dict]] = None
+        if unique and sampler.enumerable():
+            pool = list(sampler.all_combinations())
+            random.Random(f"batch|{self.bp.skill_id}|{self.bp.version}|{level}|{seed}").shuffle(pool)
+        items: list[Item] = []
+        seen: set[str] = set()
+        exhausted = False
+        skipped = 0
+        i = 0
+        while len(items) < n:
+            item_seed = f"{seed}/{i}"
+            i += 1
+            if pool:
+                item = self.build(level, pool.pop(), item_seed)
+                if item is None:
+                    skipped += 1
+                    continue
+            else:
+                exhausted = exhausted or pool is not None
+                item = self.generate(level, item_seed)
+                if unique and not exhausted:
+                    tries = 0
+                    while item.content_key in seen and tries < UNIQUE_TRIES:
+                        tries += 1
+                        item = self.generate(level, f"{item_seed}+{tries}")
+                    exhausted = item.content_key in seen
+            seen.add(item.content_key)
+            items.append(item)
+        duplicates = len(items) - len(seen)
+        return Batch(items=items, exhausted=exhausted, duplicates=duplicates, skipped=skipped)
+
+    def variants(self, level: str) -> dict:
+        sampler = self.sampler(level)
+        count, exact = sampler.count()
+        return {"level": level, "parameter_combinations": count, "exact": exact,
+                "stem_templates": len(self.cs.stems), "strategies": sampler.strategies()}
+
+
+@dataclasses.dataclass
+class Batch:
+    items: list[Item]
+    exhausted: bool
+    duplicates: int
+    skipped: int
+
+
+def _shown(params: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in params.items()) or "no parameters"

@@ -1,0 +1,254 @@
+"""Parameter sampling for one difficulty level of a skill blueprint.
+
+Constraints tie some parameters together; parameters no constraint mentions
+are drawn freely. Each group of tied parameters (a component) picks the
+cheapest sound strategy, decided from a short pilot run:
+
+- ``enumerate``: the component's whole domain is small, or acceptance is low
+  and the domain is still small enough to list once; every valid combination
+  is listed (and cached), so sampling is a uniform pick and the count is exact;
+- ``reject``: draw at random until the constraints hold (acceptance is high);
+- ``pivot``: the domain is too large to list and acceptance is tiny; draw all
+  parameters but one, then scan that one's whole domain for values that work
+  (solving for one parameter), rotating the pivot.
+
+Every loop is bounded; a level whose constraints cannot be met is reported,
+never waited on.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from typing import Any, Iterator, Optional
+
+from core.blueprints.compiler import CompiledSkill
+from core.blueprints.formula import Formula, FormulaError
+
+ENUM_LIMIT = 250_000        # combinations listed once per level at most
+SMALL_DOMAIN = 5_000         # listed straight away: cheaper than a pilot
+PILOT_DRAWS = 300
+REJECT_MIN_RATE = 0.02       # below this, rejection sampling is too slow
+REJECT_BUDGET = 5_000
+PIVOT_ROUNDS = 400
+COUNT_SAMPLES = 20_000
+
+
+class GenerationError(ValueError):
+    """Items cannot be generated as asked; the message says why and what to change."""
+
+
+class Component:
+    def __init__(self, cs: CompiledSkill, level: str, params: list[str], constraints: list[tuple[int, Formula]]):
+        self.cs = cs
+        self.level = level
+        self.params = params
+        self.constraints = constraints
+        names: set[str] = set()
+        for _, f in constraints:
+            names |= f.names
+        _, self.computed = cs.computed_closure(names)
+        self.needs_answer = "answer" in names
+        self.domains = [cs.domains[p] for p in params]
+        self.size = math.prod(len(d) for d in self.domains)
+        self.mode: Optional[str] = None
+        self.valid: Optional[list[tuple]] = None
+        self.rate = 1.0
+
+    def check(self, values: dict) -> bool:
+        env = dict(self.cs.tables)
+        env.update(values)
+        try:
+            for name, f in self.computed:
+                env[name] = f.evaluate(env)
+            if self.needs_answer:
+                env["answer"] = self.cs.answer.evaluate(env)
+            for index, f in self.constraints:
+                if not f.evaluate(env):
+                    return False
+        except FormulaError as exc:
+            shown = ", ".join(f"{k}={v!r}" for k, v in values.items())
+            raise GenerationError(
+                f"{self.cs.skill_id} level '{self.level}': evaluating the constraints failed for {shown}: "
+                f"{exc.message} in '{exc.expression}'") from None
+        return True
+
+    def _draw(self, rng: random.Random) -> dict:
+        return {p: rng.choice(d) for p, d in zip(self.params, self.domains)}
+
+    def _enumerate(self) -> list[tuple]:
+        if self.valid is None:
+            valid = []
+            for combo in itertools.product(*self.domains):
+                if self.check(dict(zip(self.params, combo))):
+                    valid.append(combo)
+            self.valid = valid
+        return self.valid
+
+    def prepare(self) -> None:
+        if self.mode is not None:
+            return
+        if self.size <= SMALL_DOMAIN:
+            self.mode = "enumerate"
+            self._enumerate()
+            return
+        rng = random.Random(f"pilot|{self.cs.skill_id}|{self.level}|{','.join(self.params)}")
+        hits = sum(self.check(self._draw(rng)) for _ in range(PILOT_DRAWS))
+        self.rate = hits / PILOT_DRAWS
+        if self.rate >= REJECT_MIN_RATE:
+            self.mode = "reject"
+        elif self.size <= ENUM_LIMIT:
+            self.mode = "enumerate"
+            self._enumerate()
+        else:
+            self.mode = "pivot"
+
+    def sample(self, rng: random.Random) -> Optional[dict]:
+        self.prepare()
+        if self.mode == "enumerate":
+            if not self.valid:
+                return None
+            return dict(zip(self.params, rng.choice(self.valid)))
+        if self.mode == "reject":
+            for _ in range(REJECT_BUDGET):
+                values = self._draw(rng)
+                if self.check(values):
+                    return values
+            return self._pivot(rng)
+        return self._pivot(rng)
+
+    def _pivot(self, rng: random.Random) -> Optional[dict]:
+        for round_ in range(PIVOT_ROUNDS):
+            base = self._draw(rng)
+            pivot = self.params[round_ % len(self.params)]
+            domain = self.cs.domains[pivot]
+            if len(domain) > 20_000:
+                domain = rng.sample(domain, 20_000)
+            hits = [v for v in domain if self.check({**base, pivot: v})]
+            if hits:
+                base[pivot] = rng.choice(hits)
+                return base
+        return None
+
+    def count(self) -> tuple[int, bool]:
+        """Number of valid combinations and whether the number is exact."""
+        self.prepare()
+        if self.mode == "enumerate" or self.size <= ENUM_LIMIT:
+            return len(self._enumerate()), True
+        rng = random.Random(f"count|{self.cs.skill_id}|{self.level}")
+        hits = sum(self.check(self._draw(rng)) for _ in range(COUNT_SAMPLES))
+        return round(self.size * hits / COUNT_SAMPLES), False
+
+
+class LevelSampler:
+    """Draws parameter values that satisfy one difficulty level's constraints."""
+
+    def __init__(self, cs: CompiledSkill, level: str):
+        if level not in cs.constraints:
+            raise GenerationError(
+                f"{cs.skill_id} has no difficulty level '{level}'; levels: {', '.join(cs.levels)}")
+        self.cs = cs
+        self.level = level
+        order = list(cs.domains)
+        parent = {p: p for p in order}
+
+        def find(p: str) -> str:
+            while parent[p] != p:
+                parent[p] = parent[parent[p]]
+                p = parent[p]
+            return p
+
+        grouped: dict[str, list[tuple[int, Formula]]] = {}
+        self.constant: list[tuple[int, Formula]] = []
+        tied: list[tuple[tuple[int, Formula], set[str]]] = []
+        for entry in cs.constraints[level]:
+            params, _ = cs.computed_closure(entry[1].names)
+            if not params:
+                self.constant.append(entry)
+                continue
+            tied.append((entry, params))
+            first, *rest = sorted(params, key=order.index)
+            for p in rest:
+                parent[find(p)] = find(first)
+        for entry, params in tied:
+            grouped.setdefault(find(next(iter(params))), []).append(entry)
+        members: dict[str, list[str]] = {}
+        for p in order:
+            members.setdefault(find(p), []).append(p)
+        self.components = [Component(cs, level, members[root], cons) for root, cons in grouped.items()]
+        constrained = {p for c in self.components for p in c.params}
+        self.free = [p for p in order if p not in constrained]
+        self._constant_ok: Optional[bool] = None
+
+    def _constants_hold(self) -> bool:
+        if self._constant_ok is None:
+            env = dict(self.cs.tables)
+            try:
+                self._constant_ok = all(f.evaluate(env) for _, f in self.constant)
+            except FormulaError as exc:
+                raise GenerationError(f"{self.cs.skill_id} level '{self.level}': {exc.message} in '{exc.expression}'") from None
+        return self._constant_ok
+
+    def sample(self, rng: random.Random) -> dict:
+        if not self._constants_hold():
+            raise GenerationError(self.infeasible_message())
+        values: dict[str, Any] = {}
+        for comp in self.components:
+            part = comp.sample(rng)
+            if part is None:
+                raise GenerationError(self.infeasible_message(comp))
+            values.update(part)
+        for p in self.free:
+            values[p] = rng.choice(self.cs.domains[p])
+        return {p: values[p] for p in self.cs.domains}
+
+    def infeasible_message(self, comp: Optional[Component] = None) -> str:
+        detail = ""
+        if comp is not None:
+            searched = "all" if comp.mode == "enumerate" else "a search over"
+            detail = f" ({searched} {comp.size:,} combinations of {', '.join(comp.params)} tried)"
+        return (f"{self.cs.skill_id}: the constraints of difficulty level '{self.level}' cannot be met{detail}; "
+                f"widen the parameter ranges or relax the constraints")
+
+    def count(self) -> tuple[int, bool]:
+        """Distinct parameter combinations this level can produce, and whether exact."""
+        if not self._constants_hold():
+            return 0, True
+        total, exact = 1, True
+        for comp in self.components:
+            n, e = comp.count()
+            total *= n
+            exact = exact and e
+        for p in self.free:
+            total *= len(self.cs.domains[p])
+        return total, exact
+
+    def enumerable(self) -> bool:
+        """Whether every valid combination of the whole level can be listed cheaply."""
+        size = 1
+        for comp in self.components:
+            comp.prepare()
+            if comp.mode != "enumerate" and comp.size > ENUM_LIMIT:
+                return False
+            size *= len(comp._enumerate())
+        for p in self.free:
+            size *= len(self.cs.domains[p])
+        return size <= ENUM_LIMIT
+
+    def all_combinations(self) -> Iterator[dict]:
+        parts = [[dict(zip(c.params, v)) for v in (c.valid or [])] for c in self.components]
+        parts += [[{p: v} for v in self.cs.domains[p]] for p in self.free]
+        for combo in itertools.product(*parts):
+            values: dict[str, Any] = {}
+            for part in combo:
+                values.update(part)
+            yield {p: values[p] for p in self.cs.domains}
+
+    def strategies(self) -> list[dict]:
+        out = []
+        for comp in self.components:
+            comp.prepare()
+            out.append({"parameters": comp.params, "strategy": comp.mode, "combinations": comp.size})
+        if self.free:
+            out.append({"parameters": self.free, "strategy": "free", "combinations": math.prod(len(self.cs.domains[p]) for p in self.free)})
+        return out

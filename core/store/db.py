@@ -1,0 +1,260 @@
+"""The DuckDB store: one file, one connection per process, a cursor per thread.
+
+DuckDB lets only one process open a database file, and refuses to share one
+connection between threads. So a process opens the file once (``Store``),
+every thread works through its own cursor, writes run in short transactions
+that are retried on DuckDB's optimistic-concurrency conflicts, and the
+writing process publishes read-only snapshots that notebooks and commands can
+open while it runs (``open_for_analysis``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional, TypeVar, Union
+
+import duckdb
+
+from core.store.migrations import migrate
+
+T = TypeVar("T")
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+WRITE_RETRIES = 12
+KEEP_SNAPSHOTS = 3
+
+
+def default_db_path() -> Path:
+    return Path(os.environ.get("WORKBENCH_DB", PROJECT_ROOT / "data" / "workbench.duckdb"))
+
+
+class StoreError(RuntimeError):
+    """A database problem described in one sentence with what to do."""
+
+
+class DatabaseBusy(StoreError):
+    """Another process holds the database file."""
+
+
+_LOCK_PID = re.compile(r"PID (\d+)")
+
+
+def _process_name(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "unknown program"
+    parts = [p for p in raw.decode("utf-8", "replace").split("\x00") if p]
+    return " ".join(Path(parts[0]).name.split() + parts[1:4]) if parts else "unknown program"
+
+
+def busy_message(path: Union[str, Path], error: Exception) -> str:
+    match = _LOCK_PID.search(str(error))
+    who = f"process {match.group(1)} ({_process_name(int(match.group(1)))})" if match else "another process"
+    return (f"database {path} is open in {who}; stop that process or pass --db with another file "
+            f"(to read while it runs, use core.store.open_for_analysis(), which opens the newest snapshot)")
+
+
+def _is_lock_error(exc: Exception) -> bool:
+    text = str(exc)
+    return "Could not set lock" in text or "Conflicting lock" in text
+
+
+def _is_conflict(exc: Exception) -> bool:
+    return isinstance(exc, duckdb.TransactionException) or "Conflict on" in str(exc)
+
+
+def connect(path: Union[str, Path], read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open a DuckDB file, turning a lock conflict into DatabaseBusy."""
+    path = Path(path)
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.exists():
+        raise StoreError(f"database {path} does not exist; create it with `python -m core init --db {path}`")
+    try:
+        return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        if _is_lock_error(exc):
+            raise DatabaseBusy(busy_message(path, exc)) from None
+        raise StoreError(f"cannot open database {path}: {exc}") from None
+    except duckdb.Error as exc:
+        raise StoreError(f"cannot open database {path}: {exc}") from None
+
+
+class Store:
+    """The process's handle on the database file."""
+
+    def __init__(self, path: Union[str, Path, None] = None, read_only: bool = False, run_migrations: bool = True):
+        self.path = Path(path) if path is not None else default_db_path()
+        self.read_only = read_only
+        self._conn = connect(self.path, read_only)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._writes = 0
+        self._snapshot_writes = -1
+        self._snapshot_thread: Optional[threading.Thread] = None
+        self._stop = threading.Event()
+        if run_migrations and not read_only:
+            migrate(self.cursor())
+
+    # ------------------------------------------------------------------
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """This thread's cursor (DuckDB connections must not be shared by threads)."""
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            with self._lock:
+                cur = self._conn.cursor()
+            self._local.cursor = cur
+        return cur
+
+    def query(self, sql: str, params: Optional[list] = None) -> list[tuple]:
+        return self.cursor().execute(sql, params or []).fetchall()
+
+    def query_df(self, sql: str, params: Optional[list] = None):
+        return self.cursor().execute(sql, params or []).df()
+
+    def write(self, fn: Callable[[duckdb.DuckDBPyConnection], T], retries: int = WRITE_RETRIES) -> T:
+        """Run ``fn(cursor)`` in a transaction, retrying on write conflicts."""
+        if self.read_only:
+            raise StoreError(f"database {self.path} was opened read-only; writes are not possible")
+        cur = self.cursor()
+        delay = 0.002
+        for attempt in range(retries + 1):
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                result = fn(cur)
+                cur.execute("COMMIT")
+                self._writes += 1
+                return result
+            except duckdb.Error as exc:
+                try:
+                    cur.execute("ROLLBACK")
+                except duckdb.Error:
+                    pass  # the failed transaction is already closed
+                if _is_conflict(exc) and attempt < retries:
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.2)
+                    continue
+                raise
+            except BaseException:
+                try:
+                    cur.execute("ROLLBACK")
+                except duckdb.Error:
+                    pass  # the failed transaction is already closed
+                raise
+        raise StoreError("write kept conflicting with other writers")  # pragma: no cover - loop always returns or raises
+
+    @property
+    def writes(self) -> int:
+        return self._writes
+
+    # ------------------------------------------------------------------
+    def snapshot_dir(self) -> Path:
+        return self.path.parent / "snapshots"
+
+    def publish_snapshot(self) -> Path:
+        """Copy the database to a read-only snapshot file others may open."""
+        folder = self.snapshot_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        target = folder / f"{self.path.stem}-{stamp}.duckdb"
+        tmp = folder / f".{target.name}.tmp"
+        if tmp.exists():
+            tmp.unlink()
+        with self._lock:
+            cur = self._conn.cursor()
+        try:
+            dbname = cur.execute("SELECT current_database()").fetchall()[0][0]
+            cur.execute(f"ATTACH '{_sql_text(tmp)}' AS snapshot_target")
+            try:
+                cur.execute(f'COPY FROM DATABASE "{dbname}" TO snapshot_target')
+            finally:
+                cur.execute("DETACH snapshot_target")
+        finally:
+            cur.close()
+        wal = Path(str(tmp) + ".wal")
+        if wal.exists():  # nothing should remain after DETACH, but never publish half a snapshot
+            raise StoreError(f"snapshot {tmp} was not checkpointed; try again")
+        os.replace(tmp, target)
+        self._snapshot_writes = self._writes
+        for old in sorted(folder.glob(f"{self.path.stem}-*.duckdb"))[:-KEEP_SNAPSHOTS]:
+            try:
+                old.unlink()
+            except OSError:
+                pass  # a reader still has it open on a system that refuses; removed next time
+        return target
+
+    def start_periodic_snapshots(self, interval_s: float = 300.0) -> None:
+        """Publish a snapshot every ``interval_s`` seconds when something was written."""
+        if self._snapshot_thread is not None:
+            return
+
+        def run() -> None:
+            while not self._stop.wait(interval_s):
+                if self._writes != self._snapshot_writes:
+                    try:
+                        self.publish_snapshot()
+                    except (duckdb.Error, OSError, StoreError) as exc:
+                        self.last_snapshot_error = str(exc)
+
+        self.last_snapshot_error: Optional[str] = None
+        self._snapshot_thread = threading.Thread(target=run, name="snapshots", daemon=True)
+        self._snapshot_thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        try:
+            self._conn.close()
+        except duckdb.Error:
+            pass  # already closed
+
+
+def _sql_text(path: Path) -> str:
+    return str(path).replace("'", "''")
+
+
+def newest_snapshot(path: Union[str, Path]) -> Optional[Path]:
+    path = Path(path)
+    snaps = sorted((path.parent / "snapshots").glob(f"{path.stem}-*.duckdb"))
+    return snaps[-1] if snaps else None
+
+
+@dataclasses.dataclass
+class AnalysisHandle:
+    """A read-only connection for analysis, and where it came from."""
+
+    connection: duckdb.DuckDBPyConnection
+    source: str                 # "live" or "snapshot"
+    path: Path
+    age_seconds: float
+
+    @property
+    def description(self) -> str:
+        if self.source == "live":
+            return f"opened the live database {self.path} read-only"
+        minutes = self.age_seconds / 60
+        return (f"the live database is in use, so opened snapshot {self.path.name}, "
+                f"taken {minutes:.1f} minutes ago")
+
+    def sql(self, query: str, params: Optional[list] = None):
+        return self.connection.execute(query, params or []).df()
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def open_for_analysis(path: Union[str, Path, None] = None) -> AnalysisHandle:
+    """Open data for reading: the live file when free, else the newest snapshot."""
+    path = Path(path) if path is not None else default_db_path()
+    try:
+        return AnalysisHandle(connect(path, read_only=True), "live", path, 0.0)
+    except DatabaseBusy as busy:
+        snap = newest_snapshot(path)
+        if snap is None:
+            raise DatabaseBusy(f"{busy}; no snapshot has been published yet: publish one from the running app") from None
+        age = max(0.0, time.time() - snap.stat().st_mtime)
+        return AnalysisHandle(connect(snap, read_only=True), "snapshot", snap, age)

@@ -1,0 +1,144 @@
+"""Versioned schema migrations, applied in order, each exactly once.
+
+A migration is never edited after it ships; changes come as a new version.
+"""
+from __future__ import annotations
+
+import duckdb
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "initial schema", """
+CREATE TABLE blueprints (
+    id VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,
+    version VARCHAR NOT NULL,
+    yaml VARCHAR NOT NULL,
+    hash VARCHAR NOT NULL,
+    author VARCHAR,
+    source_path VARCHAR,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (kind, id, hash)
+);
+CREATE TABLE items (
+    id VARCHAR PRIMARY KEY,
+    blueprint_id VARCHAR,
+    blueprint_version VARCHAR,
+    blueprint_hash VARCHAR,
+    source VARCHAR NOT NULL,
+    seed VARCHAR,
+    params JSON,
+    computed JSON,
+    stem VARCHAR NOT NULL,
+    item_type VARCHAR NOT NULL,
+    options JSON,
+    option_strategies JSON,
+    options_shuffled BOOLEAN,
+    answer_key VARCHAR NOT NULL,
+    correct_index INTEGER,
+    answer_value JSON,
+    accepted_answers JSON,
+    misconceptions JSON,
+    explanation VARCHAR,
+    hints JSON,
+    answer_type VARCHAR,
+    units VARCHAR,
+    marks INTEGER NOT NULL DEFAULT 1,
+    marking_scheme JSON,
+    evaluation JSON,
+    difficulty_level VARCHAR,
+    difficulty_value DOUBLE,
+    subject VARCHAR,
+    level VARCHAR,
+    outcome_ids JSON,
+    skill_ids JSON,
+    calculator VARCHAR,
+    content_key VARCHAR,
+    status VARCHAR NOT NULL DEFAULT 'draft',
+    review_notes VARCHAR,
+    reviewer VARCHAR,
+    verification JSON,
+    session_id VARCHAR,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+CREATE INDEX items_by_blueprint ON items (blueprint_id, difficulty_level);
+CREATE INDEX items_by_content ON items (content_key);
+CREATE TABLE sessions (
+    id VARCHAR PRIMARY KEY,
+    kind VARCHAR NOT NULL,
+    student VARCHAR,
+    config JSON,
+    status VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    updated_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    completed_at TIMESTAMP
+);
+CREATE TABLE events (
+    session_id VARCHAR NOT NULL,
+    seq INTEGER NOT NULL,
+    type VARCHAR NOT NULL,
+    payload JSON,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE responses (
+    session_id VARCHAR NOT NULL,
+    item_id VARCHAR NOT NULL,
+    student VARCHAR NOT NULL,
+    answer VARCHAR,
+    correct BOOLEAN,
+    score DOUBLE,
+    max_score DOUBLE,
+    time_taken_ms INTEGER,
+    attempt INTEGER NOT NULL DEFAULT 1,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (session_id, item_id, attempt)
+);
+CREATE TABLE mastery (
+    student VARCHAR NOT NULL,
+    skill VARCHAR NOT NULL,
+    score DOUBLE NOT NULL,
+    updated_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (student, skill)
+);
+CREATE TABLE llm_runs (
+    id VARCHAR PRIMARY KEY,
+    stage VARCHAR,
+    role VARCHAR,
+    model VARCHAR,
+    prompt_hash VARCHAR,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    latency_ms DOUBLE,
+    verdict VARCHAR,
+    error VARCHAR,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+"""),
+]
+
+
+def migrate(cur: duckdb.DuckDBPyConnection) -> list[int]:
+    """Apply the migrations this database lacks; return the versions applied."""
+    cur.execute("""CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name VARCHAR NOT NULL,
+        applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)""")
+    done = {row[0] for row in cur.execute("SELECT version FROM schema_migrations").fetchall()}
+    applied = []
+    for version, name, sql in MIGRATIONS:
+        if version in done:
+            continue
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            cur.execute(sql)
+            cur.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, name])
+            cur.execute("COMMIT")
+        except duckdb.Error:
+            cur.execute("ROLLBACK")
+            raise
+        applied.append(version)
+    return applied
+
+
+def current_version(cur: duckdb.DuckDBPyConnection) -> int:
+    rows = cur.execute("SELECT max(version) FROM schema_migrations").fetchall()
+    return int(rows[0][0] or 0)

@@ -1,0 +1,153 @@
+"""Reading and writing blueprints and items (the only SQL for them)."""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Optional
+
+import duckdb
+import pyarrow as pa
+
+from core.blueprints.loader import LoadedBlueprint
+from core.items.generator import Item
+from core.store.db import Store
+
+ITEM_COLUMNS = [
+    "id", "blueprint_id", "blueprint_version", "blueprint_hash", "source", "seed", "params", "computed", "stem",
+    "item_type", "options", "option_strategies", "options_shuffled", "answer_key", "correct_index", "answer_value",
+    "accepted_answers", "misconceptions", "explanation", "hints", "answer_type", "units", "marks", "marking_scheme",
+    "evaluation", "difficulty_level", "difficulty_value", "subject", "level", "outcome_ids", "skill_ids",
+    "calculator", "content_key", "status", "session_id",
+]
+JSON_COLUMNS = {"params", "computed", "options", "option_strategies", "answer_value", "accepted_answers",
+                "misconceptions", "hints", "marking_scheme", "evaluation", "outcome_ids", "skill_ids", "verification"}
+_ARROW_SCHEMA = pa.schema([
+    (c, pa.bool_() if c == "options_shuffled" else pa.int64() if c in ("correct_index", "marks")
+     else pa.float64() if c == "difficulty_value" else pa.string())
+    for c in ITEM_COLUMNS
+])
+
+
+# --------------------------------------------------------------------------
+# Blueprints
+
+
+def save_blueprint(store: Store, loaded: LoadedBlueprint, author: Optional[str] = None) -> bool:
+    """Store a blueprint version; True if this content was new (versions are kept by hash)."""
+    def run(cur: duckdb.DuckDBPyConnection) -> bool:
+        exists = cur.execute("SELECT 1 FROM blueprints WHERE kind = ? AND id = ? AND hash = ?",
+                             [loaded.kind, loaded.id, loaded.hash]).fetchall()
+        if exists:
+            return False
+        cur.execute("INSERT INTO blueprints (id, kind, version, yaml, hash, author, source_path) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [loaded.id, loaded.kind, loaded.version, loaded.text, loaded.hash, author, loaded.file])
+        return True
+    return store.write(run)
+
+
+def sync_blueprints(store: Store, loaded: Iterable[LoadedBlueprint], author: Optional[str] = "library") -> int:
+    """Store every blueprint whose content is new; return how many were new."""
+    return sum(save_blueprint(store, lb, author) for lb in loaded)
+
+
+def blueprint_versions(store: Store, blueprint_id: str) -> list[dict]:
+    rows = store.cursor().execute(
+        "SELECT kind, id, version, hash, author, source_path, created_at FROM blueprints WHERE id = ? ORDER BY created_at",
+        [blueprint_id]).fetchall()
+    return [dict(zip(("kind", "id", "version", "hash", "author", "source_path", "created_at"), r)) for r in rows]
+
+
+def blueprint_text(store: Store, blueprint_id: str, hash_: Optional[str] = None) -> Optional[str]:
+    sql = "SELECT yaml FROM blueprints WHERE id = ?" + (" AND hash = ?" if hash_ else "") + " ORDER BY created_at DESC LIMIT 1"
+    rows = store.cursor().execute(sql, [blueprint_id, hash_] if hash_ else [blueprint_id]).fetchall()
+    return rows[0][0] if rows else None
+
+
+def count_blueprints(store: Store) -> dict[str, int]:
+    rows = store.cursor().execute("SELECT kind, count(DISTINCT id) FROM blueprints GROUP BY kind").fetchall()
+    return {k: int(n) for k, n in rows}
+
+
+# --------------------------------------------------------------------------
+# Items
+
+
+def item_row(item: Item, status: Optional[str] = None, session_id: Optional[str] = None) -> dict[str, Any]:
+    d = item.to_dict()
+    row = {
+        "id": d["id"], "blueprint_id": d["blueprint_id"], "blueprint_version": d["blueprint_version"],
+        "blueprint_hash": d["blueprint_hash"], "source": d["source"], "seed": d["seed"],
+        "params": d["generation_params"], "computed": d["computed_values"], "stem": d["stem"],
+        "item_type": d["item_type"], "options": d["options"], "option_strategies": d["option_strategies"],
+        "options_shuffled": d["options_shuffled"], "answer_key": d["correct_answer"],
+        "correct_index": d["correct_index"], "answer_value": d["answer_value"],
+        "accepted_answers": d["accepted_answers"], "misconceptions": d["misconceptions"],
+        "explanation": d["explanation"], "hints": d["hints"], "answer_type": d["answer_type"], "units": d["units"],
+        "marks": d["marks"], "marking_scheme": d["marking_scheme"], "evaluation": d["evaluation"],
+        "difficulty_level": d["difficulty_level"], "difficulty_value": d["difficulty_value"],
+        "subject": d["subject"], "level": d["level"], "outcome_ids": d["outcome_ids"], "skill_ids": d["skill_ids"],
+        "calculator": d["calculator"], "content_key": d["content_key"], "status": status or d["status"],
+        "session_id": session_id,
+    }
+    for col in JSON_COLUMNS & row.keys():
+        row[col] = json.dumps(row[col])
+    return row
+
+
+def insert_items(store: Store, items: Iterable[Item], status: Optional[str] = None,
+                 session_id: Optional[str] = None) -> int:
+    """Store items in one transaction; items already stored (same id) are left as they are.
+
+    Rows go in as one Arrow table (``INSERT ... SELECT``), which DuckDB takes
+    far faster than row-by-row inserts. Returns the number of new rows.
+    """
+    rows = list({row["id"]: row for row in (item_row(it, status, session_id) for it in items)}.values())
+    if not rows:
+        return 0
+    table = pa.Table.from_pylist(rows, schema=_ARROW_SCHEMA)
+    cols = ", ".join(ITEM_COLUMNS)
+    name = f"_items_batch_{id(table)}"
+
+    def run(cur: duckdb.DuckDBPyConnection) -> int:
+        cur.register(name, table)
+        try:
+            before = cur.execute("SELECT count(*) FROM items").fetchall()[0][0]
+            cur.execute(f"INSERT INTO items ({cols}) SELECT {cols} FROM {name} ON CONFLICT DO NOTHING")
+            return cur.execute("SELECT count(*) FROM items").fetchall()[0][0] - before
+        finally:
+            cur.unregister(name)
+    return store.write(run)
+
+
+def _decode(row: dict) -> dict:
+    for col in JSON_COLUMNS & row.keys():
+        if isinstance(row[col], str):
+            row[col] = json.loads(row[col])
+    return row
+
+
+def get_item(store: Store, item_id: str) -> Optional[dict]:
+    cur = store.cursor().execute("SELECT * FROM items WHERE id = ?", [item_id])
+    rows = cur.fetchall()
+    if not rows:
+        return None
+    return _decode(dict(zip([d[0] for d in cur.description], rows[0])))
+
+
+def list_items(store: Store, blueprint_id: Optional[str] = None, status: Optional[str] = None,
+               source: Optional[str] = None, limit: int = 200, offset: int = 0) -> list[dict]:
+    where, params = [], []
+    for col, value in (("blueprint_id", blueprint_id), ("status", status), ("source", source)):
+        if value is not None:
+            where.append(f"{col} = ?")
+            params.append(value)
+    sql = "SELECT * FROM items" + (" WHERE " + " AND ".join(where) if where else "")
+    sql += " ORDER BY created_at, id LIMIT ? OFFSET ?"
+    cur = store.cursor().execute(sql, params + [limit, offset])
+    names = [d[0] for d in cur.description]
+    return [_decode(dict(zip(names, r))) for r in cur.fetchall()]
+
+
+def count_items(store: Store, status: Optional[str] = None) -> int:
+    if status is None:
+        return int(store.cursor().execute("SELECT count(*) FROM items").fetchall()[0][0])
+    return int(store.cursor().execute("SELECT count(*) FROM items WHERE status = ?", [status]).fetchall()[0][0])
