@@ -49,7 +49,11 @@ def _process_name(pid: int) -> str:
     except OSError:
         return "unknown program"
     parts = [p for p in raw.decode("utf-8", "replace").split("\x00") if p]
-    return " ".join(Path(parts[0]).name.split() + parts[1:4]) if parts else "unknown program"
+    if not parts:
+        return "unknown program"
+    text = " ".join([Path(parts[0]).name, *parts[1:4]])
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def busy_message(path: Union[str, Path], error: Exception) -> str:

@@ -1,0 +1,22 @@
+"""Shared fixtures: the shipped library (loaded once) and temporary databases."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture(scope="session")
+def library():
+    from core.blueprints.library import Library
+    return Library.load()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "workbench.duckdb"
