@@ -30,7 +30,9 @@ SMALL_DOMAIN = 5_000         # listed straight away: cheaper than a pilot
 PILOT_DRAWS = 300
 REJECT_MIN_RATE = 0.02       # below this, rejection sampling is too slow
 REJECT_BUDGET = 5_000
-PIVOT_ROUNDS = 400
+PIVOT_ROUNDS = 40
+DISCOVERY_ROUNDS = 400
+DISCOVERY_CHECKS = 200_000
 COUNT_SAMPLES = 20_000
 
 
@@ -53,6 +55,7 @@ class Component:
         self.size = math.prod(len(d) for d in self.domains)
         self.mode: Optional[str] = None
         self.valid: Optional[list[tuple]] = None
+        self.found: Optional[list[dict]] = None
         self.rate = 1.0
 
     def check(self, values: dict) -> bool:
@@ -117,17 +120,46 @@ class Component:
             return self._pivot(rng)
         return self._pivot(rng)
 
+    def _pivot_once(self, rng: random.Random, pivot: str) -> Optional[dict]:
+        """Draw every parameter but ``pivot``, then pick among the pivot values that work."""
+        base = self._draw(rng)
+        domain = self.cs.domains[pivot]
+        if len(domain) > 20_000:
+            domain = rng.sample(domain, 20_000)
+        hits = [v for v in domain if self.check({**base, pivot: v})]
+        if not hits:
+            return None
+        base[pivot] = rng.choice(hits)
+        return base
+
+    def _discover(self) -> list[dict]:
+        """Valid combinations found once, with a fixed seed, for when a pivot draw misses.
+
+        Built the same way in every process, so a fallback pick stays a pure
+        function of the item's seed.
+        """
+        if self.found is None:
+            rng = random.Random(f"discover|{self.cs.skill_id}|{self.level}|{','.join(self.params)}")
+            found: dict[tuple, dict] = {}
+            budget = DISCOVERY_CHECKS
+            for round_ in range(DISCOVERY_ROUNDS):
+                pivot = self.params[round_ % len(self.params)]
+                budget -= min(len(self.cs.domains[pivot]), 20_000)
+                if budget < 0:
+                    break
+                hit = self._pivot_once(rng, pivot)
+                if hit is not None:
+                    found.setdefault(tuple(hit[p] for p in self.params), hit)
+            self.found = [found[k] for k in sorted(found, key=repr)]
+        return self.found
+
     def _pivot(self, rng: random.Random) -> Optional[dict]:
         for round_ in range(PIVOT_ROUNDS):
-            base = self._draw(rng)
-            pivot = self.params[round_ % len(self.params)]
-            domain = self.cs.domains[pivot]
-            if len(domain) > 20_000:
-                domain = rng.sample(domain, 20_000)
-            hits = [v for v in domain if self.check({**base, pivot: v})]
-            if hits:
-                base[pivot] = rng.choice(hits)
-                return base
+            hit = self._pivot_once(rng, self.params[round_ % len(self.params)])
+            if hit is not None:
+                return hit
+        if self._discover():
+            return dict(rng.choice(self.found))
         return None
 
     def count(self) -> tuple[int, bool]:

@@ -1,0 +1,112 @@
+"""The command line, run as a user runs it: `python -m core ...` in a subprocess."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = ["validate", "generate", "variants", "list", "init", "snapshot"]
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "core", *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def test_help_lists_every_command():
+    out = run("--help")
+    assert out.returncode == 0
+    for command in COMMANDS:
+        assert command in out.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command):
+    out = run(command, "--help")
+    assert out.returncode == 0 and "--json" in out.stdout
+
+
+def test_validate_shipped_library_json():
+    out = run("validate", "blueprints", "--json")
+    data = json.loads(out.stdout)
+    assert out.returncode == 0, out.stdout[-2000:]
+    assert data["ok"] is True and len(data["files"]) >= 18
+
+
+def test_validate_bad_file_exits_1_with_precise_errors(tmp_path: Path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((ROOT / "blueprints/skills/math/arithmetic/add_2digit.yaml").read_text()
+                   .replace('answer_formula: "operand_1 + operand_2"', 'answer_formula: "operand_1 + operand_3"'))
+    out = run("validate", str(bad))
+    assert out.returncode == 1
+    assert f"{bad}:" in out.stdout and "generation.answer_formula" in out.stdout and "unknown name 'operand_3'" in out.stdout
+    data = json.loads(run("validate", str(bad), "--json").stdout)
+    issue = data["files"][str(bad)]["issues"][0]
+    assert issue["path"] == "generation.answer_formula" and issue["line"] > 1
+
+
+def test_validate_missing_path_is_one_line_on_stderr():
+    out = run("validate", "no/such/folder")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "no such file" in out.stderr
+
+
+def test_generate_json_includes_keys_and_writes_nothing(tmp_path: Path):
+    out = run("generate", "MATH.ARITH.ADD.2DIGIT", "--difficulty", "hard", "--n", "5", "--seed", "7", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["count"] == 5 and data["stored"] is None
+    for it in data["items"]:
+        assert it["options"][it["correct_index"]] == it["correct_answer"]
+    assert list(tmp_path.iterdir()) == []
+    again = json.loads(run("generate", "MATH.ARITH.ADD.2DIGIT", "--difficulty", "hard", "--n", "5", "--seed", "7", "--json").stdout)
+    assert again["items"] == data["items"]
+
+
+def test_generate_with_db_stores_drafts(tmp_path: Path):
+    db = tmp_path / "w.duckdb"
+    out = run("generate", "MATH.ARITH.ADD.2DIGIT", "--difficulty", "easy", "--n", "12", "--seed", "1", "--db", str(db), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["stored"] == 12
+    from core.store import Store
+    store = Store(db)
+    assert store.query("SELECT count(*), min(status), max(status) FROM items")[0] == (12, "draft", "draft")
+    assert store.query("SELECT count(*) FROM blueprints")[0][0] == 1
+    store.close()
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["generate", "NO.SUCH.SKILL", "--difficulty", "easy"], "no skill blueprint 'NO.SUCH.SKILL'"),
+    (["generate", "MATH.ARITH.ADD.2DIGIT", "--difficulty", "brutal"], "no difficulty level 'brutal'"),
+    (["generate", "MATH.ARITH.ADD.2DIGIT", "--difficulty", "easy", "--n", "0"], "--n must be between"),
+    (["variants", "MATH.ARITH.ADD.2DIGT"], "did you mean 'MATH.ARITH.ADD.2DIGIT'"),
+])
+def test_bad_input_exits_nonzero_with_one_line(args, expected):
+    out = run(*args)
+    assert out.returncode != 0
+    assert out.stderr.count("\n") == 1 and expected in out.stderr and out.stdout == ""
+
+
+def test_variants_json():
+    out = run("variants", "MATH.ARITH.ADD.2DIGIT", "--json")
+    data = json.loads(out.stdout)
+    assert [lvl["level"] for lvl in data["levels"]] == ["easy", "medium", "hard"]
+    assert all(lvl["exact"] and lvl["parameter_combinations"] > 1000 for lvl in data["levels"])
+
+
+def test_init_and_snapshot(tmp_path: Path):
+    db = tmp_path / "w.duckdb"
+    first = json.loads(run("init", "--db", str(db), "--json").stdout)
+    assert first["schema_version"] >= 1 and first["new_blueprint_versions"] >= 18
+    second = json.loads(run("init", "--db", str(db), "--json").stdout)
+    assert second["new_blueprint_versions"] == 0
+    snap = json.loads(run("snapshot", "--db", str(db), "--json").stdout)
+    assert Path(snap["snapshot"]).exists()
+
+
+def test_list_json():
+    rows = json.loads(run("list", "--json").stdout)
+    kinds = {r["kind"] for r in rows}
+    assert kinds == {"skill", "assessment", "spec"}
