@@ -29,9 +29,10 @@ def _print_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
-def _library(paths: Optional[list[str]] = None):
+def _library(exercise: bool = False):
+    """The shipped library; commands that only read it skip generating from every level."""
     from core.blueprints.library import Library
-    return Library.load(paths)
+    return Library.load(exercise=exercise)
 
 
 def _open_store(path: Optional[str]):
@@ -47,7 +48,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         raise CommandError(f"no such file or folder: {missing[0]}")
-    context = Library.load() if not args.standalone else None
+    context = Library.load(exercise=False) if not args.standalone else None
     lib = Library.load(args.paths, context=context)
     report = lib.report
     if not report.files:
@@ -154,12 +155,12 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     from core.store import repo
     from core.store.migrations import current_version
-    lib = _library()
-    if not lib.report.ok:
-        first = lib.report.errors()[0]
-        raise CommandError(f"the blueprint library has errors, first: {first}", EXIT_INVALID)
-    store = _open_store(args.db)
+    store = _open_store(args.db)  # first, so a busy database fails at once
     try:
+        lib = _library(exercise=True)
+        if not lib.report.ok:
+            first = lib.report.errors()[0]
+            raise CommandError(f"the blueprint library has errors, first: {first}", EXIT_INVALID)
         new = repo.sync_blueprints(store, lib.all_loaded())
         version = current_version(store.cursor())
         counts = repo.count_blueprints(store)

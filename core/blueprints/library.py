@@ -25,6 +25,7 @@ from core.items.sampler import GenerationError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FEASIBILITY_SEEDS = 8
+FEW_VARIANTS = 10
 
 
 def default_blueprints_dir() -> Path:
@@ -38,18 +39,21 @@ class LibraryError(KeyError):
         return str(self.args[0])
 
 
-def check_skill(loaded: LoadedBlueprint) -> tuple[Optional[SkillGenerator], list[Issue]]:
-    """Compile a skill blueprint and exercise every difficulty level."""
+def check_skill(loaded: LoadedBlueprint, exercise: bool = True) -> tuple[Optional[SkillGenerator], list[Issue]]:
+    """Compile a skill blueprint and (with ``exercise``) generate from every difficulty level."""
     try:
         compiled = compile_skill(loaded.model, loaded)
     except BlueprintError as exc:
         return None, exc.issues
     gen = SkillGenerator(compiled)
     issues: list[Issue] = []
+    if not exercise:
+        return gen, issues
     bp: SkillBlueprint = loaded.model
     for level, spec in bp.generation.difficulty_levels.items():
         try:
-            batch = gen.batch(level, FEASIBILITY_SEEDS, seed="validate")
+            for i in range(FEASIBILITY_SEEDS):
+                gen.generate(level, f"validate/{i}")
         except GenerationError as exc:
             message = str(exc)
             if "distractor" in message:
@@ -60,8 +64,8 @@ def check_skill(loaded: LoadedBlueprint) -> tuple[Optional[SkillGenerator], list
                 where = ["generation", "difficulty_levels", level]
             issues.append(loaded.issue(where, message))
             continue
-        if batch.exhausted:
-            distinct = len({it.content_key for it in batch.items})
+        distinct = gen.sampler(level).known_count()
+        if distinct is not None and distinct < FEW_VARIANTS:
             issues.append(loaded.issue(["generation", "difficulty_levels", level],
                                        f"this level can produce only {distinct} distinct item(s); "
                                        f"students will see repeats", "warning"))
@@ -88,7 +92,8 @@ class ValidationReport:
 class Library:
     """All blueprints under a folder, loaded and validated once."""
 
-    def __init__(self) -> None:
+    def __init__(self, exercise: bool = True) -> None:
+        self.exercise = exercise
         self.skills: dict[str, LoadedBlueprint] = {}
         self.generators: dict[str, SkillGenerator] = {}
         self.assessments: dict[str, LoadedBlueprint] = {}
@@ -98,17 +103,19 @@ class Library:
     # ------------------------------------------------------------------
     @classmethod
     def load(cls, paths: Union[str, Path, Iterable[Union[str, Path]], None] = None,
-             context: Optional["Library"] = None) -> "Library":
+             context: Optional["Library"] = None, exercise: bool = True) -> "Library":
         """Load files or folders (default: the shipped library).
 
         ``context`` lends skills and specs for cross-references (validating one
         assessment file against the shipped skills); files given here win.
+        With ``exercise`` false, skills are compiled but not generated from,
+        which is much faster; generation errors then surface on first use.
         """
         if paths is None:
             paths = [default_blueprints_dir()]
         elif isinstance(paths, (str, Path)):
             paths = [paths]
-        lib = cls()
+        lib = cls(exercise)
         files = yaml_files(paths)
         for path in files:
             lib.add_file(path)
@@ -134,7 +141,7 @@ class Library:
                                        f"id '{loaded.id}' is already used by {table[loaded.id].file}"))
             return
         if loaded.kind == "skill":
-            gen, found = check_skill(loaded)
+            gen, found = check_skill(loaded, self.exercise)
             issues.extend(found)
             if gen is None or any(i.severity == "error" for i in found):
                 return

@@ -25,7 +25,8 @@ from typing import Any, Iterator, Optional
 from core.blueprints.compiler import CompiledSkill
 from core.blueprints.formula import Formula, FormulaError
 
-ENUM_LIMIT = 250_000        # combinations listed once per level at most
+ENUM_LIMIT = 100_000        # combinations listed once per level at most
+PRUNE_LIMIT = 200_000       # domains filtered by single-parameter constraints up to this size
 SMALL_DOMAIN = 5_000         # listed straight away: cheaper than a pilot
 PILOT_DRAWS = 300
 REJECT_MIN_RATE = 0.02       # below this, rejection sampling is too slow
@@ -33,7 +34,8 @@ REJECT_BUDGET = 5_000
 PIVOT_ROUNDS = 40
 DISCOVERY_ROUNDS = 400
 DISCOVERY_CHECKS = 200_000
-COUNT_SAMPLES = 20_000
+COUNT_SAMPLES = 5_000
+COUNT_EXACT_LIMIT = 50_000
 
 
 class GenerationError(ValueError):
@@ -41,8 +43,10 @@ class GenerationError(ValueError):
 
 
 class Component:
-    def __init__(self, cs: CompiledSkill, level: str, params: list[str], constraints: list[tuple[int, Formula]]):
+    def __init__(self, cs: CompiledSkill, level: str, params: list[str], constraints: list[tuple[int, Formula]],
+                 domains: dict[str, list]):
         self.cs = cs
+        self.level_domains = domains
         self.level = level
         self.params = params
         self.constraints = constraints
@@ -51,7 +55,7 @@ class Component:
             names |= f.names
         _, self.computed = cs.computed_closure(names)
         self.needs_answer = "answer" in names
-        self.domains = [cs.domains[p] for p in params]
+        self.domains = [domains[p] for p in params]
         self.size = math.prod(len(d) for d in self.domains)
         self.mode: Optional[str] = None
         self.valid: Optional[list[tuple]] = None
@@ -123,7 +127,7 @@ class Component:
     def _pivot_once(self, rng: random.Random, pivot: str) -> Optional[dict]:
         """Draw every parameter but ``pivot``, then pick among the pivot values that work."""
         base = self._draw(rng)
-        domain = self.cs.domains[pivot]
+        domain = self.level_domains[pivot]
         if len(domain) > 20_000:
             domain = rng.sample(domain, 20_000)
         hits = [v for v in domain if self.check({**base, pivot: v})]
@@ -144,7 +148,7 @@ class Component:
             budget = DISCOVERY_CHECKS
             for round_ in range(DISCOVERY_ROUNDS):
                 pivot = self.params[round_ % len(self.params)]
-                budget -= min(len(self.cs.domains[pivot]), 20_000)
+                budget -= min(len(self.level_domains[pivot]), 20_000)
                 if budget < 0:
                     break
                 hit = self._pivot_once(rng, pivot)
@@ -165,7 +169,7 @@ class Component:
     def count(self) -> tuple[int, bool]:
         """Number of valid combinations and whether the number is exact."""
         self.prepare()
-        if self.mode == "enumerate" or self.size <= ENUM_LIMIT:
+        if self.mode == "enumerate" or self.size <= COUNT_EXACT_LIMIT:
             return len(self._enumerate()), True
         rng = random.Random(f"count|{self.cs.skill_id}|{self.level}")
         hits = sum(self.check(self._draw(rng)) for _ in range(COUNT_SAMPLES))
@@ -183,6 +187,22 @@ class LevelSampler:
         self.level = level
         order = list(cs.domains)
         parent = {p: p for p in order}
+        # Constraints on a single parameter ("case == 'timed'", "v == int(v)")
+        # shrink that parameter's domain once, here, instead of being
+        # rejected draw after draw.
+        self.domains: dict[str, list] = dict(cs.domains)
+        self.emptied: Optional[tuple[str, Formula]] = None
+        remaining: list[tuple[int, Formula]] = []
+        for entry in cs.constraints[level]:
+            params, _ = cs.computed_closure(entry[1].names)
+            if len(params) == 1 and len(self.domains[next(iter(params))]) <= PRUNE_LIMIT:
+                p = next(iter(params))
+                probe = Component(cs, level, [p], [entry], self.domains)
+                self.domains[p] = [v for v in self.domains[p] if probe.check({p: v})]
+                if not self.domains[p] and self.emptied is None:
+                    self.emptied = (p, entry[1])
+            else:
+                remaining.append(entry)
 
         def find(p: str) -> str:
             while parent[p] != p:
@@ -193,7 +213,7 @@ class LevelSampler:
         grouped: dict[str, list[tuple[int, Formula]]] = {}
         self.constant: list[tuple[int, Formula]] = []
         tied: list[tuple[tuple[int, Formula], set[str]]] = []
-        for entry in cs.constraints[level]:
+        for entry in remaining:
             params, _ = cs.computed_closure(entry[1].names)
             if not params:
                 self.constant.append(entry)
@@ -207,7 +227,7 @@ class LevelSampler:
         members: dict[str, list[str]] = {}
         for p in order:
             members.setdefault(find(p), []).append(p)
-        self.components = [Component(cs, level, members[root], cons) for root, cons in grouped.items()]
+        self.components = [Component(cs, level, members[root], cons, self.domains) for root, cons in grouped.items()]
         constrained = {p for c in self.components for p in c.params}
         self.free = [p for p in order if p not in constrained]
         self._constant_ok: Optional[bool] = None
@@ -222,7 +242,7 @@ class LevelSampler:
         return self._constant_ok
 
     def sample(self, rng: random.Random) -> dict:
-        if not self._constants_hold():
+        if not self._constants_hold() or self.emptied:
             raise GenerationError(self.infeasible_message())
         values: dict[str, Any] = {}
         for comp in self.components:
@@ -231,12 +251,14 @@ class LevelSampler:
                 raise GenerationError(self.infeasible_message(comp))
             values.update(part)
         for p in self.free:
-            values[p] = rng.choice(self.cs.domains[p])
+            values[p] = rng.choice(self.domains[p])
         return {p: values[p] for p in self.cs.domains}
 
     def infeasible_message(self, comp: Optional[Component] = None) -> str:
         detail = ""
-        if comp is not None:
+        if self.emptied is not None:
+            detail = f" (the constraint '{self.emptied[1].source}' excludes every value of {self.emptied[0]})"
+        elif comp is not None:
             searched = "all" if comp.mode == "enumerate" else "a search over"
             detail = f" ({searched} {comp.size:,} combinations of {', '.join(comp.params)} tried)"
         return (f"{self.cs.skill_id}: the constraints of difficulty level '{self.level}' cannot be met{detail}; "
@@ -244,7 +266,7 @@ class LevelSampler:
 
     def count(self) -> tuple[int, bool]:
         """Distinct parameter combinations this level can produce, and whether exact."""
-        if not self._constants_hold():
+        if not self._constants_hold() or self.emptied:
             return 0, True
         total, exact = 1, True
         for comp in self.components:
@@ -252,8 +274,21 @@ class LevelSampler:
             total *= n
             exact = exact and e
         for p in self.free:
-            total *= len(self.cs.domains[p])
+            total *= len(self.domains[p])
         return total, exact
+
+    def known_count(self) -> Optional[int]:
+        """The exact count when it costs nothing more (every component already listed)."""
+        if not self._constants_hold() or self.emptied:
+            return 0
+        total = 1
+        for comp in self.components:
+            if comp.valid is None:
+                return None
+            total *= len(comp.valid)
+        for p in self.free:
+            total *= len(self.domains[p])
+        return total
 
     def enumerable(self) -> bool:
         """Whether every valid combination of the whole level can be listed cheaply."""
@@ -264,12 +299,12 @@ class LevelSampler:
                 return False
             size *= len(comp._enumerate())
         for p in self.free:
-            size *= len(self.cs.domains[p])
+            size *= len(self.domains[p])
         return size <= ENUM_LIMIT
 
     def all_combinations(self) -> Iterator[dict]:
         parts = [[dict(zip(c.params, v)) for v in (c.valid or [])] for c in self.components]
-        parts += [[{p: v} for v in self.cs.domains[p]] for p in self.free]
+        parts += [[{p: v} for v in self.domains[p]] for p in self.free]
         for combo in itertools.product(*parts):
             values: dict[str, Any] = {}
             for part in combo:
@@ -282,5 +317,6 @@ class LevelSampler:
             comp.prepare()
             out.append({"parameters": comp.params, "strategy": comp.mode, "combinations": comp.size})
         if self.free:
-            out.append({"parameters": self.free, "strategy": "free", "combinations": math.prod(len(self.cs.domains[p]) for p in self.free)})
+            out.append({"parameters": self.free, "strategy": "free",
+                        "combinations": math.prod(len(self.domains[p]) for p in self.free)})
         return out

@@ -72,25 +72,23 @@ def count_blueprints(store: Store) -> dict[str, int]:
 
 
 def item_row(item: Item, status: Optional[str] = None, session_id: Optional[str] = None) -> dict[str, Any]:
-    d = item.to_dict()
-    row = {
-        "id": d["id"], "blueprint_id": d["blueprint_id"], "blueprint_version": d["blueprint_version"],
-        "blueprint_hash": d["blueprint_hash"], "source": d["source"], "seed": d["seed"],
-        "params": d["generation_params"], "computed": d["computed_values"], "stem": d["stem"],
-        "item_type": d["item_type"], "options": d["options"], "option_strategies": d["option_strategies"],
-        "options_shuffled": d["options_shuffled"], "answer_key": d["correct_answer"],
-        "correct_index": d["correct_index"], "answer_value": d["answer_value"],
-        "accepted_answers": d["accepted_answers"], "misconceptions": d["misconceptions"],
-        "explanation": d["explanation"], "hints": d["hints"], "answer_type": d["answer_type"], "units": d["units"],
-        "marks": d["marks"], "marking_scheme": d["marking_scheme"], "evaluation": d["evaluation"],
-        "difficulty_level": d["difficulty_level"], "difficulty_value": d["difficulty_value"],
-        "subject": d["subject"], "level": d["level"], "outcome_ids": d["outcome_ids"], "skill_ids": d["skill_ids"],
-        "calculator": d["calculator"], "content_key": d["content_key"], "status": status or d["status"],
-        "session_id": session_id,
+    """The items-table row for an item (JSON columns as text)."""
+    dumps = json.dumps
+    return {
+        "id": item.id, "blueprint_id": item.blueprint_id, "blueprint_version": item.blueprint_version,
+        "blueprint_hash": item.blueprint_hash, "source": item.source, "seed": item.seed,
+        "params": dumps(item.generation_params), "computed": dumps(item.computed_values), "stem": item.stem,
+        "item_type": item.item_type, "options": dumps(item.options), "option_strategies": dumps(item.option_strategies),
+        "options_shuffled": item.options_shuffled, "answer_key": item.correct_answer,
+        "correct_index": item.correct_index, "answer_value": dumps(item.answer_value),
+        "accepted_answers": dumps(item.accepted_answers), "misconceptions": dumps(item.misconceptions),
+        "explanation": item.explanation, "hints": dumps(item.hints), "answer_type": item.answer_type,
+        "units": item.units, "marks": item.marks, "marking_scheme": dumps(item.marking_scheme),
+        "evaluation": dumps(item.evaluation), "difficulty_level": item.difficulty_level,
+        "difficulty_value": item.difficulty_value, "subject": item.subject, "level": item.level,
+        "outcome_ids": dumps(item.outcome_ids), "skill_ids": dumps(item.skill_ids), "calculator": item.calculator,
+        "content_key": item.content_key, "status": status or item.status, "session_id": session_id,
     }
-    for col in JSON_COLUMNS & row.keys():
-        row[col] = json.dumps(row[col])
-    return row
 
 
 def insert_items(store: Store, items: Iterable[Item], status: Optional[str] = None,

@@ -98,8 +98,10 @@ def test_every_level_of_every_blueprint(library):
                     failures.append(f"{sid}/{level}: option strategies {it.option_strategies}")
             else:
                 assert it.options == [] and it.correct_index is None
-            if "{" in it.stem or "}" in it.stem.replace("{{", "").replace("}}", "") and "$" not in it.stem:
-                failures.append(f"{sid}/{level}: unfilled template field in stem {it.stem!r}")
+            names = set(gen.cs.domains) | {n for n, _ in gen.cs.computed}
+            leftover = [n for n in names if "{" + n + "}" in it.stem]
+            if leftover:
+                failures.append(f"{sid}/{level}: unfilled template field(s) {leftover} in stem {it.stem!r}")
             if it.correct_answer in ("", "None"):
                 failures.append(f"{sid}/{level}: empty key")
             oracle = ORACLES.get(sid)
@@ -212,17 +214,27 @@ def test_tight_constraint_on_a_large_domain_is_solved_for_one_parameter():
 
 
 def test_low_acceptance_on_a_small_domain_is_enumerated():
-    gen, _ = sampler_for(400, '"a * b == 360"')
+    gen, _ = sampler_for(300, '"a * b == 360"')
     info = gen.variants("only")
-    assert info["exact"]
-    assert info["parameter_combinations"] == 50 * sum(1 for a in range(1, 401) if 360 % a == 0 and 360 // a <= 400)
+    assert info["exact"] and {"parameters": ["a", "b"], "strategy": "enumerate", "combinations": 90_000} in info["strategies"]
+    assert info["parameter_combinations"] == 50 * sum(1 for a in range(1, 301) if 360 % a == 0 and 360 // a <= 300)
+
+
+def test_single_parameter_constraints_shrink_domains():
+    gen, _ = sampler_for(2000, '"a % 997 == 0", "b % 991 == 0"')
+    info = gen.variants("only")
+    assert info["strategies"] == [{"parameters": ["a", "b", "c"], "strategy": "free", "combinations": 2 * 2 * 50}]
+    assert info["parameter_combinations"] == 2 * 2 * 50 and info["exact"]
+    assert {gen.generate("only", s).generation_params["a"] for s in range(40)} == {997, 1994}
 
 
 def test_independent_constraints_form_separate_components():
-    gen, _ = sampler_for(2000, '"a % 997 == 0", "b % 991 == 0"')
+    gen, _ = sampler_for(200, '"a + c > 100", "b * c < 300"')
     comps = gen.variants("only")["strategies"]
-    assert sorted(tuple(s["parameters"]) for s in comps) == [("a",), ("b",), ("c",)]
-    assert gen.variants("only")["parameter_combinations"] == 2 * 2 * 50
+    assert [s["parameters"] for s in comps] == [["a", "b", "c"]]
+    gen, _ = sampler_for(200, '"a + b > 100", "c % 7 == 0"')
+    comps = gen.variants("only")["strategies"]
+    assert sorted(tuple(s["parameters"]) for s in comps) == [("a", "b"), ("c",)]
 
 
 def test_impossible_constraint_on_a_large_domain_fails_promptly():
