@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,9 @@ COMMANDS = ["validate", "generate", "variants", "list", "init", "snapshot"]
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core", *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "core", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=300, env=env)
 
 
 def test_help_lists_every_command():

@@ -7,6 +7,7 @@ into a FormulaError naming the expression.
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -49,7 +50,7 @@ def _mask(cidr: int) -> int:
     return (0xFFFFFFFF << (32 - cidr)) & 0xFFFFFFFF
 
 
-def ip_address(o1, o2, o3, o4) -> str:
+def dotted_ip(o1, o2, o3, o4) -> str:
     return _to_str(_to_int(_octets(o1, o2, o3, o4)))
 
 
@@ -152,28 +153,50 @@ def nice(x) -> str:
 
 
 def fmt(x, decimals) -> str:
-    """Fixed decimals, e.g. fmt(2.5, 2) -> '2.50'."""
+    """Fixed decimals, rounded half up, e.g. fmt(2.5, 2) -> '2.50'."""
     if not isinstance(decimals, int) or not 0 <= decimals <= 12:
         raise ValueError("decimals must be an integer from 0 to 12")
-    return f"{float(x):.{decimals}f}"
+    return f"{_half_up(float(x), decimals):.{decimals}f}"
+
+
+def _half_up(x: float, decimals: int) -> float:
+    """Round half away from zero, as students and mark schemes do (Python's round() goes to even).
+
+    The float's shortest decimal form is rounded, so 2.675 (stored as
+    2.67499999...) still gives 2.68, which is what a student writes.
+    """
+    quantum = Decimal(1).scaleb(-decimals)
+    return float(Decimal(repr(float(x))).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
 def sig(x, figures):
-    """Round to significant figures (returns a number)."""
+    """Round to significant figures, half up (returns a number)."""
     if not isinstance(figures, int) or not 1 <= figures <= 15:
         raise ValueError("significant figures must be an integer from 1 to 15")
     x = float(x)
     if x == 0:
         return 0.0
     digits = figures - int(math.floor(math.log10(abs(x)))) - 1
-    return round(x, digits)
+    return _half_up(x, digits)
+
+
+def sf(x, figures) -> str:
+    """Text to significant figures, keeping trailing zeros: sf(2.3, 3) -> '2.30'."""
+    value = sig(x, figures)
+    if value == 0:
+        return "0" if figures == 1 else "0." + "0" * (figures - 1)
+    magnitude = int(math.floor(math.log10(abs(value))))
+    decimals = max(0, figures - magnitude - 1)
+    if magnitude >= 15 or magnitude < -6:
+        return f"{value:.{figures - 1}e}"
+    return f"{value:.{decimals}f}"
 
 
 def dp(x, decimals):
-    """Round to decimal places (returns a number; 0 places gives an int)."""
+    """Round to decimal places, half up (returns a number; 0 places gives an int)."""
     if not isinstance(decimals, int) or not 0 <= decimals <= 12:
         raise ValueError("decimals must be an integer from 0 to 12")
-    value = round(float(x), decimals)
+    value = _half_up(float(x), decimals)
     return int(value) if decimals == 0 else value
 
 
@@ -328,7 +351,7 @@ def item(values, index):
 
 
 FUNCTIONS: dict[str, Any] = {
-    "ip_address": ip_address,
+    "dotted_ip": dotted_ip,
     "cidr_to_mask": cidr_to_mask,
     "mask_to_cidr": mask_to_cidr,
     "wildcard_mask": wildcard_mask,
@@ -343,6 +366,7 @@ FUNCTIONS: dict[str, Any] = {
     "nice": nice,
     "fmt": fmt,
     "sig": sig,
+    "sf": sf,
     "dp": dp,
     "frac_str": frac_str,
     "mixed_str": mixed_str,

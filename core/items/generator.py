@@ -109,7 +109,7 @@ def format_value(value: Any, answer_type: str, decimals: Optional[int], strict: 
             raise GenerationError(f"{what} gave {value!r}, but answer_type is integer")
     elif answer_type == "decimal" and isinstance(value, (int, float, Fraction)):
         if decimals is not None:
-            return f"{float(value):.{decimals}f}"
+            return helpers.fmt(float(value), decimals)
         return helpers.nice(float(value))
     elif answer_type == "fraction" and isinstance(value, (int, float, Fraction)):
         f = value if isinstance(value, Fraction) else Fraction(value).limit_denominator(10_000)
