@@ -71,6 +71,17 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from core.items.sampler import GenerationError
     if args.n < 1 or args.n > 100_000:
         raise CommandError("--n must be between 1 and 100000")
+    store = _open_store(args.db) if args.db else None  # first, so a busy database fails at once
+    try:
+        return _generate(args, store)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _generate(args: argparse.Namespace, store) -> int:
+    from core.blueprints.library import LibraryError
+    from core.items.sampler import GenerationError
     lib = _library()
     try:
         gen = lib.generator(args.skill_id)
@@ -83,14 +94,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except GenerationError as exc:
         raise CommandError(str(exc)) from None
     stored = None
-    if args.db:
+    if store is not None:
         from core.store import repo
-        store = _open_store(args.db)
-        try:
-            repo.sync_blueprints(store, [lib.skills[args.skill_id]])
-            stored = repo.insert_items(store, batch.items, status="draft")
-        finally:
-            store.close()
+        repo.sync_blueprints(store, [lib.skills[args.skill_id]])
+        stored = repo.insert_items(store, batch.items, status="draft")
     if args.json:
         _print_json({"skill_id": args.skill_id, "difficulty": args.difficulty, "seed": args.seed,
                      "count": len(batch.items), "exhausted": batch.exhausted, "duplicates": batch.duplicates,
@@ -188,6 +195,104 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mark(args: argparse.Namespace) -> int:
+    from core.marking import MarkingSpec, mark_answer
+    methods = {"exact_match": "string", "numeric_tolerance": "decimal", "algebraic_equivalence": "expression",
+               "short_text": "string", "ip_address": "string", "cidr": "string"}
+    if args.method not in methods:
+        raise CommandError(f"unknown method '{args.method}'; methods: {', '.join(methods)}")
+    if args.tolerance is not None and not 0 < args.tolerance < 1:
+        raise CommandError("--tolerance is relative and must be between 0 and 1 (0.02 means 2%)")
+    if args.absolute_tolerance is not None and args.absolute_tolerance <= 0:
+        raise CommandError("--absolute-tolerance must be positive")
+    spec = MarkingSpec(method=args.method, key=args.expected, answer_type=methods[args.method],
+                       tolerance_relative=args.tolerance, tolerance_absolute=args.absolute_tolerance,
+                       required_form=args.required_form, keywords=args.keyword or [], marks=args.marks)
+    result = mark_answer(spec, args.answer)
+    data = result.to_dict()
+    if args.json:
+        _print_json(data)
+    else:
+        verdict = "correct" if result.correct else ("refused" if result.refused else "wrong")
+        print(f"{verdict}: {result.score:g}/{result.max_score:g}. {result.feedback}")
+    return 0
+
+
+def _runner(db: Optional[str]):
+    """A session runner on the given database (or a throwaway one)."""
+    import tempfile
+    from core.flows.registry import make_runner
+    store = _open_store(db or str(Path(tempfile.mkdtemp(prefix="workbench-")) / "scratch.duckdb"))
+    return store, make_runner(store, _library())
+
+
+def cmd_exam(args: argparse.Namespace) -> int:
+    from core.flows.base import FlowError
+    store, runner = _runner(args.db)
+    try:
+        try:
+            sid = runner.start("exam", args.student, {"subject": args.subject, "level": args.level, "seed": args.seed})
+        except FlowError as exc:
+            raise CommandError(str(exc)) from None
+        view = runner.view(sid)
+    finally:
+        store.close()
+    package = view["exam"]
+    if args.json:
+        _print_json(package)
+    else:
+        print(f"{package['subject']} {package['level']}: {package['question_count']} questions, "
+              f"{package['total_marks']} marks, {package['time_allowed_minutes']:g} minutes (session {sid})")
+        for section in package["sections"]:
+            print(f"\n{section['section']} ({section['marks']} marks)")
+            for q in section["questions"]:
+                print(f"  {q['number']:>2}. [{q['marks']}] {q['stem']}")
+                for k, opt in enumerate(q["options"]):
+                    print(f"        {chr(65 + k)}. {opt}")
+    return 0
+
+
+def _parse_args_kv(pairs: list[str]) -> dict:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise CommandError(f"expected NAME=VALUE, got '{pair}'")
+        name, value = pair.split("=", 1)
+        try:
+            out[name] = json.loads(value)
+        except json.JSONDecodeError:
+            out[name] = value
+    return out
+
+
+def cmd_session(args: argparse.Namespace) -> int:
+    from core.flows.base import FlowError
+    if not args.db:
+        raise CommandError("sessions live in a database: pass --db PATH")
+    store, runner = _runner(args.db)
+    try:
+        try:
+            if args.action == "start":
+                if not args.target:
+                    raise CommandError("session start needs a KIND (practice, exam, ...)")
+                config = _parse_args_kv(args.arg or [])
+                student = config.pop("student", None) or args.student
+                sid = runner.start(args.target, student, config)
+                view = runner.view(sid)
+            elif args.action == "view":
+                view = runner.view(args.target)
+            else:
+                view = runner.command(args.target, args.command_name, **_parse_args_kv(args.arg or []))
+        except FlowError as exc:
+            raise CommandError(str(exc)) from None
+        except TypeError as exc:
+            raise CommandError(f"wrong arguments for this command: {exc}") from None
+    finally:
+        store.close()
+    _print_json(view) if args.json else print(json.dumps(view, indent=2, default=str, ensure_ascii=False))
+    return 0
+
+
 # --------------------------------------------------------------------------
 
 
@@ -221,6 +326,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("list", "List the blueprints in the library.", cmd_list)
     p.add_argument("--kind", choices=["skill", "assessment", "spec"])
+
+    p = add("mark", "Mark one answer against an expected value.", cmd_mark)
+    p.add_argument("--method", required=True,
+                   help="exact_match, numeric_tolerance, algebraic_equivalence, short_text, ip_address or cidr")
+    p.add_argument("--expected", required=True, help="the answer key")
+    p.add_argument("--answer", required=True, help="the student's answer")
+    p.add_argument("--tolerance", type=float, default=None, help="relative tolerance for numeric_tolerance (default 0.02)")
+    p.add_argument("--absolute-tolerance", type=float, default=None, help="absolute tolerance for numeric_tolerance")
+    p.add_argument("--required-form", default="any", choices=["any", "simplified", "factorised", "expanded"])
+    p.add_argument("--keyword", action="append", help="a keyword for short_text (repeatable)")
+    p.add_argument("--marks", type=int, default=1, help="marks for a correct answer (default 1)")
+
+    p = add("exam", "Assemble a mock exam and print it as the student receives it (no keys).", cmd_exam, db=True)
+    p.add_argument("--subject", required=True)
+    p.add_argument("--level", required=True, help='e.g. "Nat 5"')
+    p.add_argument("--seed", default="0")
+    p.add_argument("--student", default="cli", help="whose exam (novelty is per student; default 'cli')")
+
+    p = add("session", "Drive any session flow: start, view, or run a command on it.", cmd_session, db=True)
+    p.add_argument("action", choices=["start", "view", "do"])
+    p.add_argument("target", nargs="?", help="KIND for start; SESSION_ID for view and do")
+    p.add_argument("command_name", nargs="?", metavar="COMMAND", help="for do: answer, next, skip, stop, save, submit, ...")
+    p.add_argument("--student", default="cli")
+    p.add_argument("--arg", action="append", metavar="NAME=VALUE", help="configuration or command argument (repeatable)")
 
     add("init", "Create or upgrade the database and store the shipped blueprints.", cmd_init, db=True)
     add("snapshot", "Publish a read-only snapshot of the database for analysis.", cmd_snapshot, db=True)

@@ -255,7 +255,9 @@ class SkillGenerator:
                         "tolerance": e.tolerance.model_dump() if e.tolerance else None,
                         "significant_figures": e.significant_figures, "required_form": e.required_form,
                         "keywords": list(e.keywords), "min_keywords": e.min_keywords,
-                        "partial_credit": e.partial_credit},
+                        "partial_credit": e.partial_credit,
+                        "misconception_tags": {d.strategy.type: d.strategy.gap_tag
+                                               for d in self.cs.distractors if d.strategy.gap_tag}},
             generation_params=item_params, computed_values=computed,
             subject=meta.subject, level=meta.level, outcome_ids=list(meta.outcome_ids),
             skill_ids=[bp.skill_id], calculator=meta.calculator,

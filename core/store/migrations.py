@@ -114,6 +114,19 @@ CREATE TABLE llm_runs (
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
 );
 """),
+    (2, "what each student has seen", """
+CREATE TABLE seen (
+    student VARCHAR NOT NULL,
+    content_key VARCHAR NOT NULL,
+    stem_key VARCHAR NOT NULL,
+    item_id VARCHAR NOT NULL,
+    session_id VARCHAR,
+    outcome_id VARCHAR,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (student, content_key)
+);
+CREATE INDEX seen_by_stem ON seen (student, stem_key);
+"""),
 ]
 
 

@@ -95,8 +95,20 @@ def insert_items(store: Store, items: Iterable[Item], status: Optional[str] = No
                  session_id: Optional[str] = None) -> int:
     """Store items in one transaction; items already stored (same id) are left as they are.
 
+    Returns the number of new rows.
+    """
+    items = list(items)
+    if not items:
+        return 0
+    return store.write(lambda cur: insert_items_in(cur, items, status, session_id))
+
+
+def insert_items_in(cur: duckdb.DuckDBPyConnection, items: Iterable[Item], status: Optional[str] = None,
+                    session_id: Optional[str] = None) -> int:
+    """Insert within the caller's transaction (so items commit with the events that use them).
+
     Rows go in as one Arrow table (``INSERT ... SELECT``), which DuckDB takes
-    far faster than row-by-row inserts. Returns the number of new rows.
+    far faster than row-by-row inserts.
     """
     rows = list({row["id"]: row for row in (item_row(it, status, session_id) for it in items)}.values())
     if not rows:
@@ -104,16 +116,13 @@ def insert_items(store: Store, items: Iterable[Item], status: Optional[str] = No
     table = pa.Table.from_pylist(rows, schema=_ARROW_SCHEMA)
     cols = ", ".join(ITEM_COLUMNS)
     name = f"_items_batch_{id(table)}"
-
-    def run(cur: duckdb.DuckDBPyConnection) -> int:
-        cur.register(name, table)
-        try:
-            before = cur.execute("SELECT count(*) FROM items").fetchall()[0][0]
-            cur.execute(f"INSERT INTO items ({cols}) SELECT {cols} FROM {name} ON CONFLICT DO NOTHING")
-            return cur.execute("SELECT count(*) FROM items").fetchall()[0][0] - before
-        finally:
-            cur.unregister(name)
-    return store.write(run)
+    cur.register(name, table)
+    try:
+        before = cur.execute("SELECT count(*) FROM items").fetchall()[0][0]
+        cur.execute(f"INSERT INTO items ({cols}) SELECT {cols} FROM {name} ON CONFLICT DO NOTHING")
+        return cur.execute("SELECT count(*) FROM items").fetchall()[0][0] - before
+    finally:
+        cur.unregister(name)
 
 
 def _decode(row: dict) -> dict:
@@ -149,3 +158,53 @@ def count_items(store: Store, status: Optional[str] = None) -> int:
     if status is None:
         return int(store.cursor().execute("SELECT count(*) FROM items").fetchall()[0][0])
     return int(store.cursor().execute("SELECT count(*) FROM items WHERE status = ?", [status]).fetchall()[0][0])
+
+
+def row_to_item(row: dict) -> Item:
+    """An items-table row (as get_item returns it) back as an Item."""
+    return Item(
+        id=row["id"], blueprint_id=row["blueprint_id"], blueprint_version=row["blueprint_version"],
+        blueprint_hash=row["blueprint_hash"] or "", source=row["source"], seed=row["seed"] or "",
+        difficulty_level=row["difficulty_level"] or "medium", difficulty_value=float(row["difficulty_value"] or 0.5),
+        item_type=row["item_type"], stem=row["stem"], options=list(row["options"] or []),
+        option_strategies=list(row["option_strategies"] or []), options_shuffled=bool(row["options_shuffled"]),
+        correct_answer=row["answer_key"], correct_index=row["correct_index"], answer_value=row["answer_value"],
+        accepted_answers=list(row["accepted_answers"] or []), misconceptions=dict(row["misconceptions"] or {}),
+        explanation=row["explanation"] or "", hints=list(row["hints"] or []), answer_type=row["answer_type"] or "string",
+        units=row["units"], marks=int(row["marks"] or 1), marking_scheme=row["marking_scheme"] or {"criteria": [], "total_marks": 1},
+        evaluation=row["evaluation"] or {"method": "exact_match"}, generation_params=row["params"] or {},
+        computed_values=row["computed"] or {}, subject=row["subject"], level=row["level"],
+        outcome_ids=list(row["outcome_ids"] or []), skill_ids=list(row["skill_ids"] or []),
+        calculator=row["calculator"] or "optional", content_key=row["content_key"] or row["id"],
+        status=row["status"],
+    )
+
+
+def load_item(store: Store, item_id: str) -> Optional[Item]:
+    row = get_item(store, item_id)
+    return row_to_item(row) if row else None
+
+
+def candidate_items(store: Store, sources: list[str], subject: str, level: str, outcome_id: str,
+                    exclude_student: Optional[str] = None, limit: int = 20, order_seed: str = "") -> list[Item]:
+    """Approved bank items for an outcome, optionally without those a student has seen.
+
+    Seen is judged on content (the content key and the normalised stem), not
+    only on ids, so a re-imported copy of a question counts as seen.
+    """
+    if not sources:
+        return []
+    marks = ", ".join("?" for _ in sources)
+    sql = (f"SELECT * FROM items i WHERE i.source IN ({marks}) AND i.status = 'approved' "
+           f"AND lower(i.subject) = lower(?) AND lower(i.level) = lower(?) "
+           f"AND list_contains(CAST(i.outcome_ids AS VARCHAR[]), ?)")
+    params: list[Any] = [*sources, subject, level, outcome_id]
+    if exclude_student is not None:
+        sql += (" AND NOT EXISTS (SELECT 1 FROM seen s WHERE s.student = ? AND "
+                "(s.content_key = i.content_key OR s.item_id = i.id))")
+        params.append(exclude_student)
+    sql += " ORDER BY hash(i.id || ?) LIMIT ?"
+    params += [order_seed, limit]
+    cur = store.cursor().execute(sql, params)
+    names = [d[0] for d in cur.description]
+    return [row_to_item(_decode(dict(zip(names, r)))) for r in cur.fetchall()]

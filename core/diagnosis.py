@@ -1,0 +1,118 @@
+"""SG_DiagnoseAndPatch: mark an answer, name the gaps, build the remediation.
+
+The remediation block follows the seed: what went wrong, the key concept,
+and something to try (a similar item from the same blueprint, or the same
+outcome, that the student has not seen).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Optional
+
+from core.items.generator import Item
+from core.marking import MarkingSpec, MarkResult, mark_answer
+from core.sources import NoQuestions, QuestionSource
+
+# What each gap tag means, for students. Blueprints may use others; those are shown as written.
+GAP_CONCEPTS = {
+    "place_value": "Place value: each column is worth ten times the one to its right.",
+    "carrying": "Carrying: when a column adds up to ten or more, carry one into the next column.",
+    "borrowing": "Borrowing: take one from the next column when the top digit is smaller.",
+    "operation_choice": "Choosing the operation: read which operation the question asks for.",
+    "equation_selection": "Choose the relationship (equation) that links what you know to what you want.",
+    "substitution": "Substitute each value into the right place in the equation, in consistent units.",
+    "calculation": "Carry out the arithmetic carefully; check the order of operations.",
+    "units": "State the answer with its unit.",
+    "strategy": "Plan the method before calculating.",
+    "process": "Carry the method through step by step.",
+    "communication": "Give the final answer clearly, rounded as asked.",
+    "rounding": "Round only at the end, to the accuracy asked for.",
+    "significant_figures": "Give the answer to a sensible number of significant figures.",
+}
+
+
+@dataclasses.dataclass
+class Diagnosis:
+    mark: MarkResult
+    gap_tags: list[str]
+    remediation: Optional[dict]
+    similar: Optional[Item]
+
+    def to_dict(self) -> dict:
+        return {"mark": self.mark.to_dict(), "gap_tags": list(self.gap_tags), "remediation": self.remediation,
+                "similar_item_id": self.similar.id if self.similar else None}
+
+
+def concept_for(tag: str) -> str:
+    return GAP_CONCEPTS.get(tag, tag.replace("_", " ").capitalize())
+
+
+def misconception_text(item: Item, strategy: Optional[str], library: Any) -> Optional[str]:
+    """The blueprint's description of the misconception an answer matched."""
+    if not strategy or not item.blueprint_id or library is None or item.blueprint_id not in library.generators:
+        return None
+    for s in library.generator(item.blueprint_id).bp.presentation.distractor_strategies:
+        if s.type == strategy:
+            return s.description or strategy.replace("_", " ")
+    return None
+
+
+def diagnose(item: Item, answer: Any, source: Optional[QuestionSource] = None, seed: Any = 0,
+             avoid: Optional[set[str]] = None, similar: bool = True) -> Diagnosis:
+    """Mark ``answer`` and, when it is not fully right, explain and offer a similar item."""
+    spec = MarkingSpec.from_item(item, misconception_tags=(item.evaluation or {}).get("misconception_tags") or None)
+    result = mark_answer(spec, answer)
+    if result.correct:
+        return Diagnosis(result, [], None, None)
+    gaps = list(result.gap_tags)
+    library = source.library if source is not None else None
+    why = result.feedback
+    mistaken = misconception_text(item, result.misconception, library)
+    if mistaken:
+        why = f"{why} This looks like: {mistaken.rstrip('.')}."
+    if library is not None and item.blueprint_id in getattr(library, "generators", {}):
+        statement = library.generator(item.blueprint_id).bp.metadata.skill_statement
+    else:
+        statement = None
+    concepts = [concept_for(t) for t in gaps] or ([statement] if statement else [])
+    similar_item = None
+    if similar and source is not None:
+        similar_item = similar_item_for(item, source, seed, avoid or set())
+    remediation = {
+        "what_went_wrong": why,
+        "key_concept": " ".join(concepts) if concepts else "Compare your working with the explanation.",
+        "try_this": similar_item.stem if similar_item else None,
+        "explanation": item.explanation,
+    }
+    return Diagnosis(result, gaps, remediation, similar_item)
+
+
+def similar_item_for(item: Item, source: QuestionSource, seed: Any, avoid: set[str]) -> Optional[Item]:
+    """A fresh item like ``item``: same blueprint and level when there is one, else the same outcome."""
+    library = source.library
+    if item.blueprint_id and item.blueprint_id in library.generators:
+        gen = library.generator(item.blueprint_id)
+        level = item.difficulty_level if item.difficulty_level in gen.cs.levels else gen.cs.levels[0]
+        for k in range(6):
+            candidate = gen.generate(level, f"similar/{item.id}/{seed}/{k}")
+            if candidate.content_key not in avoid and candidate.content_key != item.content_key:
+                return candidate
+        return None
+    if item.subject and item.level and item.outcome_ids:
+        try:
+            candidate = source.generate_question(item.subject, item.level, item.outcome_ids[0], seed=f"similar/{item.id}/{seed}",
+                                                 avoid=avoid | {item.content_key})
+        except NoQuestions:
+            return None
+        return candidate if candidate.content_key not in avoid else None
+    return None
+
+
+def mastery_update(score: float, correct: bool) -> float:
+    """Seed 001's rule: up 10% of the way to 1 when right, down 20% of the way to 0 when wrong."""
+    if correct:
+        return round(score + 0.1 * (1.0 - score), 6)
+    return round(score - 0.2 * score, 6)
+
+
+INITIAL_MASTERY = 0.5

@@ -1,0 +1,1 @@
+"""Session flows: state machines whose every event is stored before the flow moves on."""

@@ -1,0 +1,217 @@
+"""The machinery every flow shares: commands in, events stored, state folded.
+
+A flow is a state object (a plain dict, JSON-safe) plus explicit transition
+functions. A command (``answer``, ``next``, ``submit``...) reads the state and
+returns a ``Step``: the events that happened, and the rows that must be
+written with them (responses, items drawn, what the student has now seen,
+mastery). The runner writes all of it in one transaction, checking that no one
+appended to the session meanwhile, and only then applies the events to the
+state. So the database is the source of truth: a reload, a second tab or
+another process rebuilds the same state from the events and carries on.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import threading
+import time
+from typing import Any, Callable, Optional
+
+from core.blueprints.library import Library
+from core.items.generator import Item
+from core.sources import QuestionSource, stem_key
+from core.store import Store, repo, sessions
+from core.store.sessions import SequenceConflict
+
+SESSION_ITEM_STATUS = "session"   # items drawn live into a session; the review queue holds "draft"
+
+
+class FlowError(ValueError):
+    """A command that cannot be carried out now; the message says why and what to do."""
+
+
+@dataclasses.dataclass
+class Context:
+    store: Store
+    library: Library
+    source: QuestionSource
+    clock: Callable[[], float] = time.time
+
+    @classmethod
+    def create(cls, store: Store, library: Library, llm: Any = None, clock: Callable[[], float] = time.time) -> "Context":
+        return cls(store=store, library=library, source=QuestionSource(library, store, llm), clock=clock)
+
+
+@dataclasses.dataclass
+class Step:
+    events: list[tuple[str, dict]] = dataclasses.field(default_factory=list)
+    responses: list[dict] = dataclasses.field(default_factory=list)
+    items: list[Item] = dataclasses.field(default_factory=list)
+    seen: list[tuple[Item, Optional[str]]] = dataclasses.field(default_factory=list)
+    mastery: dict[str, float] = dataclasses.field(default_factory=dict)
+    status: Optional[str] = None
+
+    def add(self, type_: str, **payload: Any) -> "Step":
+        self.events.append((type_, payload))
+        return self
+
+
+class Flow:
+    """Base class: subclasses set ``kind`` and implement new_state, apply, view and ``cmd_*`` methods."""
+
+    kind = ""
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def new_state(self, session: dict) -> dict:
+        raise NotImplementedError
+
+    def apply(self, state: dict, event: dict) -> None:
+        raise NotImplementedError
+
+    def view(self, state: dict) -> dict:
+        raise NotImplementedError
+
+    def tick(self, state: dict) -> Optional[Step]:
+        """A step the clock forces (a time limit passing); None when nothing is due."""
+        return None
+
+    # helpers -----------------------------------------------------------
+    def item(self, item_id: str) -> Item:
+        item = repo.load_item(self.ctx.store, item_id)
+        if item is None:
+            raise FlowError(f"question {item_id} is missing from the database; start a new session")
+        return item
+
+    @staticmethod
+    def see(step: Step, item: Item, outcome_id: Optional[str]) -> None:
+        step.items.append(item)
+        step.seen.append((item, outcome_id))
+
+
+@dataclasses.dataclass
+class Loaded:
+    session: dict
+    state: dict
+    seq: int
+
+
+class Runner:
+    """Starts sessions and runs commands on them, keeping a per-process cache of state."""
+
+    def __init__(self, ctx: Context, flows: dict[str, type[Flow]]):
+        self.ctx = ctx
+        self.flows = {kind: cls(ctx) for kind, cls in flows.items()}
+        self._cache: dict[str, Loaded] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def _lock(self, session_id: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(session_id, threading.Lock())
+
+    def flow(self, kind: str) -> Flow:
+        try:
+            return self.flows[kind]
+        except KeyError:
+            raise FlowError(f"unknown session kind '{kind}'; kinds: {', '.join(sorted(self.flows))}") from None
+
+    # ------------------------------------------------------------------
+    def start(self, kind: str, student: str, config: dict, session_id: Optional[str] = None) -> str:
+        flow = self.flow(kind)
+        if not student or not str(student).strip():
+            raise FlowError("a session needs a student name")
+        sid = sessions.create_session(self.ctx.store, kind, student, config, session_id)
+        self.command(sid, "start")
+        return sid
+
+    def load(self, session_id: str) -> Loaded:
+        cached = self._cache.get(session_id)
+        if cached is None:
+            session = sessions.get_session(self.ctx.store, session_id)
+            if session is None:
+                raise FlowError(f"no session {session_id}; start a new one")
+            flow = self.flow(session["kind"])
+            cached = Loaded(session, flow.new_state(session), 0)
+        flow = self.flow(cached.session["kind"])
+        for event in sessions.load_events(self.ctx.store, session_id, cached.seq):
+            flow.apply(cached.state, event)
+            cached.seq = event["seq"]
+        self._cache[session_id] = cached
+        return cached
+
+    def state(self, session_id: str) -> dict:
+        with self._lock(session_id):
+            return copy.deepcopy(self._tick(session_id).state)
+
+    def view(self, session_id: str) -> dict:
+        with self._lock(session_id):
+            loaded = self._tick(session_id)
+            view = self.flow(loaded.session["kind"]).view(loaded.state)
+            view["session_id"] = session_id
+            return view
+
+    def command(self, session_id: str, name: str, **kwargs: Any) -> dict:
+        with self._lock(session_id):
+            for _ in range(5):
+                loaded = self._tick(session_id)
+                flow = self.flow(loaded.session["kind"])
+                handler = getattr(flow, f"cmd_{name}", None)
+                if handler is None:
+                    raise FlowError(f"a {flow.kind} session cannot '{name}'")
+                step = handler(copy.deepcopy(loaded.state), **kwargs)
+                try:
+                    self._persist(loaded, step)
+                except SequenceConflict:
+                    self._cache.pop(session_id, None)  # someone else moved on: rebuild and decide again
+                    continue
+                view = flow.view(loaded.state)
+                view["session_id"] = session_id
+                return view
+            raise FlowError("this session is being changed from somewhere else; reload the page")
+
+    # ------------------------------------------------------------------
+    def _tick(self, session_id: str) -> Loaded:
+        loaded = self.load(session_id)
+        flow = self.flow(loaded.session["kind"])
+        step = flow.tick(loaded.state)
+        if step is not None and step.events:
+            try:
+                self._persist(loaded, step)
+            except SequenceConflict:
+                self._cache.pop(session_id, None)
+                loaded = self.load(session_id)
+        return loaded
+
+    def _persist(self, loaded: Loaded, step: Step) -> None:
+        if not step.events:
+            return
+        sid = loaded.session["id"]
+        student = loaded.session["student"]
+        now = self.ctx.clock()
+        events = [(t, {**p, "t": p.get("t", now)}) for t, p in step.events]
+
+        def extra(cur) -> None:
+            if step.items:
+                repo.insert_items_in(cur, step.items, SESSION_ITEM_STATUS, sid)
+            for item, outcome_id in step.seen:
+                sessions.record_seen(cur, student, item.id, item.content_key, stem_key(item), sid, outcome_id)
+            for skill, score in step.mastery.items():
+                sessions.set_mastery(cur, student, skill, score)
+
+        responses = [{**r, "student": student} for r in step.responses]
+        new_seq = sessions.append_events(self.ctx.store, sid, loaded.seq, events, responses, step.status, extra)
+        flow = self.flow(loaded.session["kind"])
+        for offset, (type_, payload) in enumerate(events, 1):
+            flow.apply(loaded.state, {"seq": loaded.seq + offset, "type": type_, "payload": payload})
+        loaded.seq = new_seq
+        if step.status:
+            loaded.session["status"] = step.status
+
+    def forget(self, session_id: Optional[str] = None) -> None:
+        """Drop cached state (another process may have written)."""
+        if session_id is None:
+            self._cache.clear()
+        else:
+            self._cache.pop(session_id, None)

@@ -1,0 +1,286 @@
+"""Mock exams (ExamAssessmentGraph).
+
+    start: build_blueprint -> fill_slots -> assemble_exam -> delivered
+    save (answers as typed) ... submit (or the time limit passes) -> marked -> remediated -> ended
+
+The blueprint comes from the course spec: each section's marks are split into
+question slots over its outcomes, using the marks the available questions
+actually carry (so no question's marks are rewritten). Slots are filled with
+novelty across all this student's sessions, and non-calculator sections only
+take questions that need no calculator. The student sees no key and no
+feedback until the exam is submitted; the server enforces the time limit.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Optional
+
+from core.diagnosis import concept_for, diagnose
+from core.flows.base import Flow, FlowError, Step
+from core.flows.fetch import fetch_question
+from core.items.generator import Item
+from core.sources import NoQuestions, QuestionSource, stem_key
+
+SQA_GRADES = [("A", 70.0), ("B", 60.0), ("C", 50.0), ("D", 40.0), ("No award", 0.0)]
+GRACE_SECONDS = 5.0   # answers in flight when the clock runs out still count
+
+
+def grade_for(percent: float, bands=SQA_GRADES) -> str:
+    for label, minimum in bands:
+        if percent >= minimum:
+            return label
+    return bands[-1][0]
+
+
+def available_marks(source: QuestionSource, subject: str, level: str, outcome_id: str,
+                    calculator: bool) -> set[int]:
+    marks = set()
+    for skill in source.blueprints_for(subject, level, outcome_id, calculator):
+        marks.add(source.library.generator(skill).bp.evaluation.total_marks())
+    for item in source.get_local_questions(subject, level, outcome_id, 50) + \
+            source.get_us_or_past_questions(subject, level, outcome_id, 50):
+        if calculator or item.calculator != "required":
+            marks.add(item.marks)
+    return marks
+
+
+def plan_section(total: int, outcome_marks: dict[str, set[int]], rng: random.Random) -> list[tuple[str, int]]:
+    """Split a section's marks into (outcome, marks) slots that add up exactly.
+
+    Outcomes take turns; each slot takes a marks value that outcome's
+    questions carry, chosen so the rest can still be made up exactly
+    (a coin-change table says which totals are reachable).
+    """
+    values = sorted({m for ms in outcome_marks.values() for m in ms if m > 0})
+    if not values:
+        raise NoQuestions(f"no question source covers the outcomes {', '.join(outcome_marks)}")
+    reachable = [False] * (total + 1)
+    reachable[0] = True
+    for t in range(1, total + 1):
+        reachable[t] = any(v <= t and reachable[t - v] for v in values)
+    if not reachable[total]:
+        raise NoQuestions(f"{total} marks cannot be made from questions worth {', '.join(map(str, values))} marks")
+    slots: list[tuple[str, int]] = []
+    remaining = total
+    outcomes = [o for o in outcome_marks if outcome_marks[o]]
+    turn = 0
+    while remaining > 0:
+        for k in range(len(outcomes)):
+            outcome = outcomes[(turn + k) % len(outcomes)]
+            fits = [m for m in outcome_marks[outcome] if m <= remaining and reachable[remaining - m]]
+            if fits:
+                # Smaller questions are more common in a real paper; weight them up.
+                weights = [1.0 / m for m in fits]
+                marks = rng.choices(fits, weights)[0]
+                slots.append((outcome, marks))
+                remaining -= marks
+                turn += k + 1
+                break
+        else:  # pragma: no cover - reachable[] guarantees some outcome fits
+            raise NoQuestions(f"cannot complete a section of {total} marks")
+    return slots
+
+
+class ExamFlow(Flow):
+    kind = "exam"
+
+    def new_state(self, session: dict) -> dict:
+        cfg = session["config"]
+        for field in ("subject", "level"):
+            if not cfg.get(field):
+                raise FlowError(f"a mock exam needs a {field}")
+        return {"student": session["student"], "subject": cfg["subject"], "level": cfg["level"],
+                "seed": str(cfg.get("seed", session["id"])), "exam_count": int(cfg.get("exam_count", 1)),
+                "time_limit_minutes": cfg.get("time_limit_minutes"), "session_id": session["id"],
+                "stage": "new", "package": None, "saved": {}, "marking": None, "deadline": None,
+                "remediation": None}
+
+    def apply(self, state: dict, event: dict) -> None:
+        p, t = event["payload"], event["type"]
+        if t == "delivered":
+            state["stage"] = "sitting"
+            state["package"] = p["package"]
+            state["deadline"] = p["deadline"]
+        elif t == "saved":
+            state["saved"][p["item_id"]] = p["answer"]
+        elif t == "marked":
+            state["stage"] = "marked"
+            state["marking"] = p
+        elif t == "remediated":
+            state["stage"] = "reviewed"
+            state["remediation"] = p["remediation"]
+
+    def view(self, state: dict) -> dict:
+        out = {"kind": self.kind, "stage": state["stage"], "subject": state["subject"], "level": state["level"]}
+        pkg = state["package"]
+        if pkg:
+            out["exam"] = pkg
+            out["answers"] = dict(state["saved"])
+            if state["stage"] == "sitting":
+                out["time_remaining_seconds"] = max(0, int(state["deadline"] - self.ctx.clock())) if state["deadline"] else None
+        if state["marking"]:
+            out["results"] = state["marking"]
+        if state["remediation"] is not None:
+            out["remediation"] = state["remediation"]
+        return out
+
+    def tick(self, state: dict) -> Optional[Step]:
+        if state["stage"] == "sitting" and state["deadline"] and self.ctx.clock() > state["deadline"] + GRACE_SECONDS:
+            return self._mark(state, expired=True)
+        return None
+
+    # ------------------------------------------------------------------
+    def cmd_start(self, state: dict) -> Step:
+        if state["stage"] != "new":
+            return Step()
+        return self.assemble(state)
+
+    def assemble(self, state: dict) -> Step:
+        source = self.ctx.source
+        subject, level, student = state["subject"], state["level"], state["student"]
+        try:
+            spec = source.spec(subject, level)
+        except NoQuestions as exc:
+            raise FlowError(str(exc)) from None
+        rng = random.Random(f"exam|{student}|{subject}|{level}|{state['seed']}|{state['exam_count']}")
+        step = Step()
+        avoid: set[str] = set()
+        sections = []
+        number = 0
+        for s_index, section in enumerate(spec.assessment_structure):
+            calc = section.calculator_allowed
+            outcome_marks = {o: available_marks(source, subject, level, o, calc) for o in section.outcome_ids}
+            missing = [o for o, m in outcome_marks.items() if not m]
+            try:
+                slots = plan_section(section.marks, outcome_marks, rng)
+            except NoQuestions as exc:
+                raise FlowError(f"{section.section}: {exc}") from None
+            questions = []
+            for q_index, (outcome, marks) in enumerate(slots):
+                try:
+                    fetched = fetch_question(source, student, subject, level,
+                                             seed=f"{state['seed']}/{state['exam_count']}/{s_index}/{q_index}",
+                                             target_outcome=outcome, avoid=avoid, calculator=calc, marks=marks)
+                except NoQuestions as exc:
+                    raise FlowError(str(exc)) from None
+                item = fetched.item
+                avoid |= {item.content_key, stem_key(item)}
+                number += 1
+                self.see(step, item, outcome)
+                questions.append({**item.student_view(), "number": number, "outcome_id": outcome,
+                                  "marks": item.marks, "section": section.section})
+            sections.append({"section": section.section, "calculator_allowed": calc, "marks": section.marks,
+                             "time_allowed_minutes": section.time_allowed_minutes, "questions": questions,
+                             "outcomes_without_questions": missing})
+        minutes = state["time_limit_minutes"] or sum(s["time_allowed_minutes"] for s in sections)
+        now = self.ctx.clock()
+        package = {
+            "exam_id": f"{subject}_{level}_{state['exam_count']}".replace(" ", "_"),
+            "session_id": state["session_id"], "subject": subject, "level": level,
+            "total_marks": sum(q["marks"] for s in sections for q in s["questions"]),
+            "question_count": number, "sections": sections, "time_allowed_minutes": minutes,
+            "instructions": list(spec.instructions) or [
+                f"Attempt ALL questions. Total marks: {sum(s['marks'] for s in sections)}.",
+                "Show your working; marks are awarded for each step of a correct method.",
+                "Calculators may only be used in sections marked calculator.",
+            ],
+        }
+        step.add("delivered", package=package, deadline=now + minutes * 60)
+        return step
+
+    def cmd_save(self, state: dict, item_id: str, answer: Any) -> Step:
+        """Keep an answer as it is typed, so a reload loses nothing."""
+        self._check_sitting(state)
+        if item_id not in self._question_ids(state):
+            raise FlowError("that question is not part of this exam")
+        if state["saved"].get(item_id) == answer:
+            return Step()
+        return Step().add("saved", item_id=item_id, answer=answer)
+
+    def cmd_submit(self, state: dict, answers: Optional[dict] = None) -> Step:
+        if state["stage"] in ("marked", "reviewed"):
+            return Step()  # submitted already: marking happens once
+        self._check_sitting(state)
+        step = Step()
+        ids = self._question_ids(state)
+        for item_id, answer in (answers or {}).items():
+            if item_id not in ids:
+                raise FlowError("an answer was given for a question that is not part of this exam")
+            if state["saved"].get(item_id) != answer:
+                step.add("saved", item_id=item_id, answer=answer)
+                state["saved"][item_id] = answer
+        marked = self._mark(state, expired=False)
+        step.events += marked.events
+        step.responses += marked.responses
+        step.items += marked.items
+        step.status = marked.status
+        return step
+
+    # ------------------------------------------------------------------
+    def _question_ids(self, state: dict) -> set[str]:
+        return {q["id"] for s in state["package"]["sections"] for q in s["questions"]} if state["package"] else set()
+
+    def _check_sitting(self, state: dict) -> None:
+        if state["stage"] == "new":
+            raise FlowError("the exam has not started")
+        if state["stage"] != "sitting":
+            raise FlowError("this exam has been submitted; answers can no longer change")
+        if state["deadline"] and self.ctx.clock() > state["deadline"] + GRACE_SECONDS:
+            raise FlowError("time is up: the exam has been submitted with the answers saved so far")
+
+    def _mark(self, state: dict, expired: bool) -> Step:
+        step = Step()
+        source = self.ctx.source
+        per_question = {}
+        gap_outcomes: list[str] = []
+        awarded = total = 0.0
+        section_results = []
+        for section in state["package"]["sections"]:
+            s_awarded = s_total = 0.0
+            for q in section["questions"]:
+                item = self.item(q["id"])
+                answer = state["saved"].get(q["id"], "")
+                diag = diagnose(item, answer, None, similar=False)
+                mark = diag.mark
+                per_question[q["id"]] = {"number": q["number"], "correct": mark.correct, "marks_awarded": mark.score,
+                                         "marks": mark.max_score, "gap_tags": diag.gap_tags, "answer": answer,
+                                         "correct_answer": item.correct_answer, "feedback": mark.feedback,
+                                         "outcome_id": q["outcome_id"], "explanation": item.explanation}
+                step.responses.append({"item_id": q["id"], "answer": str(answer), "correct": mark.correct,
+                                       "score": mark.score, "max_score": mark.max_score, "attempt": 1})
+                s_awarded += mark.score
+                s_total += mark.max_score
+                if not mark.correct and q["outcome_id"] not in gap_outcomes:
+                    gap_outcomes.append(q["outcome_id"])
+            section_results.append({"section": section["section"], "marks_awarded": s_awarded, "marks": s_total,
+                                    "percent": round(100 * s_awarded / s_total, 1) if s_total else 0.0})
+            awarded += s_awarded
+            total += s_total
+        percent = round(100 * awarded / total, 1) if total else 0.0
+        step.add("marked", questions=per_question, marks_awarded=awarded, total_marks=total, percent=percent,
+                 grade=grade_for(percent), sections=section_results, gap_outcomes=gap_outcomes, expired=expired)
+        step.events += self._remediate(state, gap_outcomes, step).events
+        step.status = "completed"
+        return step
+
+    def _remediate(self, state: dict, gap_outcomes: list[str], outer: Step) -> Step:
+        source = self.ctx.source
+        spec = source.spec(state["subject"], state["level"])
+        labels = {o.id: o.label for o in spec.outcomes}
+        blocks = []
+        for n, outcome in enumerate(gap_outcomes):
+            practice: Optional[Item] = None
+            try:
+                practice = fetch_question(source, state["student"], state["subject"], state["level"],
+                                          seed=f"{state['seed']}/remediate/{n}", target_outcome=outcome).item
+            except NoQuestions:
+                practice = None
+            if practice is not None:
+                outer.items.append(practice)
+            wrong = [q for sec in state["package"]["sections"] for q in sec["questions"] if q["outcome_id"] == outcome]
+            blocks.append({"outcome_id": outcome, "label": labels.get(outcome, outcome),
+                           "explanation": f"Revise: {labels.get(outcome, outcome)}. "
+                                          f"Work through the explanations of the questions you missed, then try the practice question.",
+                           "questions": [q["number"] for q in wrong],
+                           "practice_question": practice.student_view() if practice else None})
+        return Step().add("remediated", remediation=blocks)

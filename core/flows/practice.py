@@ -1,0 +1,252 @@
+"""Rapid-fire practice (QuestionPracticeGraph), with an adaptive mode.
+
+    start -> presented --answer--> answered (feedback shown) --next--> presented ...
+                      --skip---> skipped, presented          --stop--> ended
+
+Practice mode follows the seed: fetch with novelty over the chosen outcome
+(or a weighted choice of outcomes). Adaptive mode (seed 002, 13.6) keeps a
+per-outcome ability estimate updated after every response by a Rasch-type
+online step, whose prior for each item is the blueprint's declared difficulty,
+and serves the weakest outcome at a difficulty a little below its estimate,
+recording why.
+"""
+from __future__ import annotations
+
+import math
+import random
+from typing import Any, Optional
+
+from core.diagnosis import INITIAL_MASTERY, diagnose, mastery_update
+from core.flows.base import Flow, FlowError, Step
+from core.flows.fetch import fetch_question, suppliable_outcomes
+from core.items.generator import Item
+from core.sources import NoQuestions, stem_key
+from core.store import sessions
+
+ADAPTIVE_OFFSET = 0.3       # serve items this far (in logits) below the current estimate
+ADAPTIVE_STEP = 0.8         # first update's step size; shrinks as evidence accumulates
+
+
+def difficulty_logit(value: float) -> float:
+    """A blueprint's declared difficulty (0..1, 0.5 = average) on the logit scale used for ability."""
+    value = min(0.98, max(0.02, value))
+    return math.log(value / (1 - value)) * 1.6
+
+
+def rasch_p(theta: float, b: float) -> float:
+    return 1.0 / (1.0 + math.exp(-(theta - b)))
+
+
+def online_update(ability: dict, b: float, correct: bool) -> dict:
+    """One Rasch step: theta moves by k * (observed - expected), k shrinking with n."""
+    n = ability.get("n", 0)
+    theta = ability.get("theta", 0.0)
+    k = ADAPTIVE_STEP / (1 + 0.25 * n)
+    theta += k * ((1.0 if correct else 0.0) - rasch_p(theta, b))
+    return {"theta": round(max(-4.0, min(4.0, theta)), 4), "n": n + 1,
+            "correct": ability.get("correct", 0) + int(correct)}
+
+
+class PracticeFlow(Flow):
+    kind = "practice"
+
+    def new_state(self, session: dict) -> dict:
+        cfg = session["config"]
+        for field in ("subject", "level"):
+            if not cfg.get(field):
+                raise FlowError(f"practice needs a {field}")
+        return {
+            "student": session["student"], "subject": cfg["subject"], "level": cfg["level"],
+            "outcome": cfg.get("outcome"),
+            "mode": cfg.get("mode", "practice"), "seed": str(cfg.get("seed", session["id"])),
+            "stage": "new", "current": None, "last": None, "presented": 0,
+            "total": 0, "correct": 0, "streak": 0, "best_streak": 0, "used": [], "outcomes": [],
+            "abilities": {}, "mastery": {}, "similar": None,
+        }
+
+    # ------------------------------------------------------------------
+    def apply(self, state: dict, event: dict) -> None:
+        p, t = event["payload"], event["type"]
+        if t == "presented":
+            state["stage"] = "question"
+            state["current"] = p
+            state["presented"] += 1
+            state["used"].append(p["content_key"])
+            state["used"].append(p["stem_key"])
+            state["outcomes"].append(p["outcome_id"])
+            state["similar"] = None
+        elif t == "answered":
+            state["stage"] = "feedback"
+            state["last"] = p
+            state["total"] += 1
+            if p["correct"]:
+                state["correct"] += 1
+                state["streak"] += 1
+                state["best_streak"] = max(state["best_streak"], state["streak"])
+            else:
+                state["streak"] = 0
+            if p.get("ability") is not None:
+                state["abilities"][p["outcome_id"]] = p["ability"]
+            state["mastery"].update(p.get("mastery", {}))
+            state["similar"] = p.get("similar_item_id")
+        elif t == "skipped":
+            state["stage"] = "skipped"
+            state["streak"] = 0
+        elif t == "ended":
+            state["stage"] = "ended"
+            state["current"] = None
+
+    def view(self, state: dict) -> dict:
+        out = {"kind": self.kind, "mode": state["mode"], "stage": state["stage"], "subject": state["subject"],
+               "level": state["level"], "outcome": state["outcome"],
+               "stats": {"total": state["total"], "correct": state["correct"], "streak": state["streak"],
+                         "best_streak": state["best_streak"]}}
+        if state["stage"] == "question" and state["current"]:
+            cur = state["current"]
+            out["question"] = {**cur["view"], "number": state["presented"]}
+            if cur.get("rationale"):
+                out["rationale"] = cur["rationale"]
+        if state["stage"] == "feedback" and state["last"]:
+            last = state["last"]
+            out["feedback"] = {k: last[k] for k in ("item_id", "answer", "correct", "score", "max_score", "feedback",
+                                                     "correct_answer", "explanation", "remediation", "gap_tags")}
+            out["feedback"]["question"] = last["stem"]
+            out["can_try_similar"] = bool(state.get("similar"))
+        if state["mode"] == "adaptive":
+            out["abilities"] = state["abilities"]
+        return out
+
+    # ------------------------------------------------------------------
+    def cmd_start(self, state: dict) -> Step:
+        if state["stage"] != "new":
+            return Step()
+        return self._present(state, Step())
+
+    def cmd_answer(self, state: dict, item_id: str, answer: Any, time_ms: Optional[int] = None) -> Step:
+        cur, last = state["current"], state["last"]
+        if state["stage"] == "feedback" and last and last["item_id"] == item_id:
+            if last["answer"] == answer:
+                return Step()  # the same submission again (double click, second tab): recorded once
+            raise FlowError("this question has already been answered; move on to the next one")
+        if state["stage"] != "question" or not cur:
+            raise FlowError("there is no question waiting for an answer; ask for the next question")
+        if cur["item_id"] != item_id:
+            raise FlowError("that answer is for a question that is no longer on screen; answer the current question")
+        item = self.item(item_id)
+        avoid = set(state["used"])
+        diag = diagnose(item, answer, self.ctx.source, seed=f"{state['seed']}/{state['presented']}", avoid=avoid)
+        mark = diag.mark
+        if time_ms is None and cur.get("t"):
+            time_ms = int(max(0.0, self.ctx.clock() - cur["t"]) * 1000)
+        step = Step()
+        skill = item.blueprint_id or cur["outcome_id"]
+        mastery = dict(state["mastery"])
+        if skill not in mastery:
+            mastery[skill] = sessions.get_mastery(self.ctx.store, state["student"]).get(skill, INITIAL_MASTERY)
+        new_score = mastery_update(mastery[skill], mark.correct)
+        step.mastery[skill] = new_score
+        ability = None
+        if state["mode"] == "adaptive":
+            prior = state["abilities"].get(cur["outcome_id"], {"theta": 0.0, "n": 0, "correct": 0})
+            ability = online_update(prior, difficulty_logit(item.difficulty_value), mark.correct)
+        if diag.similar is not None:
+            step.items.append(diag.similar)
+        step.add("answered", item_id=item_id, outcome_id=cur["outcome_id"], answer=answer,
+                 correct=mark.correct, score=mark.score, max_score=mark.max_score, feedback=mark.feedback,
+                 misconception=mark.misconception, gap_tags=diag.gap_tags, remediation=diag.remediation,
+                 correct_answer=item.correct_answer, explanation=item.explanation, stem=item.stem,
+                 similar_item_id=diag.similar.id if diag.similar else None, time_ms=time_ms,
+                 mastery={skill: new_score}, ability=ability)
+        step.responses.append({"item_id": item_id, "answer": _text(answer), "correct": mark.correct,
+                               "score": mark.score, "max_score": mark.max_score, "time_taken_ms": time_ms,
+                               "attempt": 1})
+        return step
+
+    def cmd_next(self, state: dict, similar: bool = False) -> Step:
+        if state["stage"] == "question":
+            return Step()  # already showing a question (a repeated click)
+        if state["stage"] == "ended":
+            raise FlowError("this practice session has ended; start a new one")
+        if similar and state.get("similar"):
+            item = self.item(state["similar"])
+            step = Step()
+            outcome = item.outcome_ids[0] if item.outcome_ids else (state["current"] or {}).get("outcome_id")
+            self._present_item(state, step, item, outcome, "similar", None)
+            return step
+        return self._present(state, Step())
+
+    def cmd_skip(self, state: dict) -> Step:
+        if state["stage"] != "question":
+            raise FlowError("there is no question to skip")
+        step = Step().add("skipped", item_id=state["current"]["item_id"])
+        state = {**state, "stage": "skipped"}
+        return self._present(state, step)
+
+    def cmd_stop(self, state: dict) -> Step:
+        if state["stage"] == "ended":
+            return Step()
+        step = Step().add("ended", total=state["total"], correct=state["correct"], best_streak=state["best_streak"])
+        step.status = "completed"
+        return step
+
+    # ------------------------------------------------------------------
+    def _present(self, state: dict, step: Step) -> Step:
+        seed = f"{state['seed']}/{state['presented']}"
+        avoid = set(state["used"])
+        rationale = None
+        try:
+            if state["mode"] == "adaptive":
+                item, outcome, route, rationale = self._adaptive_pick(state, seed, avoid)
+            else:
+                fetched = fetch_question(self.ctx.source, state["student"], state["subject"], state["level"], seed,
+                                         target_outcome=state["outcome"], avoid=avoid)
+                item, outcome, route = fetched.item, fetched.outcome_id, fetched.route
+        except NoQuestions as exc:
+            raise FlowError(str(exc)) from None
+        self._present_item(state, step, item, outcome, route, rationale)
+        return step
+
+    def _present_item(self, state: dict, step: Step, item: Item, outcome: Optional[str], route: str,
+                      rationale: Optional[dict]) -> None:
+        self.see(step, item, outcome)
+        step.add("presented", item_id=item.id, outcome_id=outcome, route=route, content_key=item.content_key,
+                 stem_key=stem_key(item), view=item.student_view(), rationale=rationale, t=self.ctx.clock())
+
+    def _adaptive_pick(self, state: dict, seed: str, avoid: set[str]) -> tuple[Item, str, str, dict]:
+        source = self.ctx.source
+        subject, level = state["subject"], state["level"]
+        outcomes = [o for o in suppliable_outcomes(source, subject, level)
+                    if source.blueprints_for(subject, level, o.id)]
+        if state["outcome"]:
+            outcomes = [o for o in outcomes if o.id == state["outcome"]]
+        if not outcomes:
+            raise NoQuestions(f"adaptive practice needs skill blueprints for {subject} {level}")
+        abilities = state["abilities"]
+        rng = random.Random(f"adaptive|{seed}")
+        # Weakest first; among equals, the least practised, then at random.
+        weakest = min(outcomes, key=lambda o: (abilities.get(o.id, {}).get("theta", 0.0),
+                                               abilities.get(o.id, {}).get("n", 0), rng.random()))
+        theta = abilities.get(weakest.id, {}).get("theta", 0.0)
+        target = theta - ADAPTIVE_OFFSET
+        choices = []
+        for skill in source.blueprints_for(subject, level, weakest.id):
+            gen = self.ctx.library.generator(skill)
+            for lvl, spec in gen.bp.generation.difficulty_levels.items():
+                choices.append((abs(difficulty_logit(spec.value) - target), rng.random(), skill, lvl, spec.value))
+        choices.sort()
+        _, _, skill, lvl, value = choices[0]
+        gen = self.ctx.library.generator(skill)
+        item = gen.generate(lvl, f"{seed}/adaptive")
+        for k in range(8):
+            if item.content_key not in avoid and stem_key(item) not in avoid:
+                break
+            item = gen.generate(lvl, f"{seed}/adaptive/{k}")
+        rationale = {"domain": weakest.id, "estimated_ability": theta, "target_difficulty": round(target, 3),
+                     "chosen": {"skill": skill, "level": lvl, "declared_difficulty": value},
+                     "reason": ("weakest outcome" if abilities else "no evidence yet: start with an average item")
+                     + f", served a little below the current estimate ({theta:+.2f})"}
+        return item, weakest.id, "adaptive", rationale
+
+
+def _text(answer: Any) -> str:
+    return answer if isinstance(answer, str) else str(answer)

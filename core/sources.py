@@ -1,0 +1,123 @@
+"""QuestionSource: course specs, the question banks, blueprint generation, variants.
+
+Every question, whatever its source, is an ``Item``: blueprint items come
+from the generator, bank questions from the items table (source local, past
+or us), variants from either. Answer keys stay inside ``core``.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any, Optional
+
+from core.blueprints.library import Library, LibraryError
+from core.blueprints.models import CourseSpec
+from core.items.generator import Item, normalise_text
+from core.items.sampler import GenerationError
+from core.store import Store, repo
+
+NAT5_PLUS = ("nat 5", "higher", "advanced higher")
+LLM_HINT = "configure an LLM to generate questions for it, or add a skill blueprint or bank questions for it"
+
+
+class NoQuestions(LookupError):
+    """No source can supply a question for an outcome."""
+
+
+def stem_key(item: Item) -> str:
+    return hashlib.sha256(normalise_text(item.stem).encode()).hexdigest()[:20]
+
+
+def level_is_nat5_plus(level: str) -> bool:
+    return level.strip().lower() in NAT5_PLUS
+
+
+class QuestionSource:
+    """The seed's QuestionSource over the library and the database."""
+
+    def __init__(self, library: Library, store: Store, llm: Any = None):
+        self.library = library
+        self.store = store
+        self.llm = llm  # generation by LLM is added with the LLM client; None means offline
+
+    # ------------------------------------------------------------------
+    def spec(self, subject: str, level: str) -> CourseSpec:
+        try:
+            return self.library.spec(subject, level)
+        except LibraryError as exc:
+            raise NoQuestions(str(exc)) from None
+
+    def get_sqa_spec(self, subject: str, level: str) -> dict:
+        spec = self.spec(subject, level)
+        return {
+            "subject": spec.subject, "level": spec.level,
+            "outcomes": [o.model_dump() for o in spec.outcomes],
+            "assessment_structure": [s.model_dump() for s in spec.assessment_structure],
+        }
+
+    def get_local_questions(self, subject: str, level: str, outcome_id: str, limit: int = 5,
+                            unseen_by: Optional[str] = None, order_seed: str = "") -> list[Item]:
+        return repo.candidate_items(self.store, ["local"], subject, level, outcome_id, unseen_by, limit, order_seed)
+
+    def get_us_or_past_questions(self, subject: str, level: str, outcome_id: str, limit: int = 5,
+                                 unseen_by: Optional[str] = None, order_seed: str = "") -> list[Item]:
+        if not level_is_nat5_plus(level):
+            return []  # Understanding Standards and past papers exist from National 5 up
+        return repo.candidate_items(self.store, ["past", "us"], subject, level, outcome_id, unseen_by, limit, order_seed)
+
+    def blueprints_for(self, subject: str, level: str, outcome_id: str, calculator: Optional[bool] = None) -> list[str]:
+        """Skill ids that generate for an outcome (optionally only those usable without a calculator)."""
+        ids = []
+        for bp in self.library.skills_for_outcome(subject, level, outcome_id):
+            if calculator is False and bp.metadata.calculator == "required":
+                continue
+            ids.append(bp.skill_id)
+        return ids
+
+    def generate_question(self, subject: str, level: str, outcome_id: str, marks: Optional[int] = None,
+                          seed: Any = 0, calculator: Optional[bool] = None, difficulty: Optional[str] = None,
+                          avoid: Optional[set[str]] = None, tries: int = 12) -> Item:
+        """A fresh item from one of the outcome's skill blueprints.
+
+        With ``marks``, blueprints worth that many marks are preferred; with
+        ``avoid`` (content keys), draws that repeat one are redrawn.
+        """
+        skills = self.blueprints_for(subject, level, outcome_id, calculator)
+        if not skills:
+            if self.llm is not None:
+                return self.llm.generate_question(subject, level, outcome_id, marks or 4)
+            raise NoQuestions(f"no question source covers outcome {outcome_id} ({subject} {level}): {LLM_HINT}")
+        rng = random.Random(f"generate|{subject}|{level}|{outcome_id}|{seed}")
+        if marks is not None:
+            exact = [s for s in skills if self.library.generator(s).bp.evaluation.total_marks() == marks]
+            skills = exact or skills
+        last: Optional[Item] = None
+        for attempt in range(tries):
+            gen = self.library.generator(rng.choice(skills))
+            level_name = difficulty if difficulty in gen.cs.levels else rng.choice(gen.cs.levels)
+            try:
+                item = gen.generate(level_name, f"{seed}/{attempt}")
+            except GenerationError as exc:
+                raise NoQuestions(f"outcome {outcome_id}: {exc}") from None
+            last = item
+            if not avoid or (item.content_key not in avoid and stem_key(item) not in avoid):
+                return item
+        assert last is not None
+        return last
+
+    def mutate_question(self, item: Item, n: int = 1, seed: Any = 0) -> Item:
+        """A fresh variant: blueprint items are redrawn; bank items with a formula get new numbers."""
+        if item.blueprint_id and item.blueprint_id in self.library.generators:
+            gen = self.library.generator(item.blueprint_id)
+            level = item.difficulty_level if item.difficulty_level in gen.cs.levels else gen.cs.levels[0]
+            fresh = gen.generate(level, f"variant/{item.id}/{n}/{seed}")
+            fresh.id = f"{item.id}_variant_{n}"
+            fresh.source = "variant"
+            return fresh
+        from core.banks import mutate_bank_question
+        variant = mutate_bank_question(item, n, seed)
+        if variant is not None:
+            return variant
+        if self.llm is not None:
+            return self.llm.mutate_question(item, n)
+        raise NoQuestions(f"question {item.id} has no formula to draw new numbers from: {LLM_HINT}")

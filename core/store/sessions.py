@@ -1,0 +1,166 @@
+"""Sessions, their append-only event log, and responses (the only SQL for them).
+
+A flow's state is the fold of its events. Appending checks the sequence
+number the caller last saw, so two tabs (or two processes taking turns on the
+file) cannot both append event N: the loser reloads and sees what happened.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import uuid
+from typing import Any, Iterable, Optional
+
+import duckdb
+
+from core.store.db import Store
+
+
+class SequenceConflict(RuntimeError):
+    """Someone appended to the session since the caller loaded it."""
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+def new_session_id(kind: str) -> str:
+    return f"{kind[:4]}_{uuid.uuid4().hex[:16]}"
+
+
+def create_session(store: Store, kind: str, student: Optional[str], config: dict,
+                   session_id: Optional[str] = None, status: str = "active") -> str:
+    sid = session_id or new_session_id(kind)
+    store.write(lambda cur: cur.execute(
+        "INSERT INTO sessions (id, kind, student, config, status) VALUES (?, ?, ?, ?, ?)",
+        [sid, kind, student, json.dumps(config), status]))
+    return sid
+
+
+def get_session(store: Store, session_id: str) -> Optional[dict]:
+    cur = store.cursor().execute(
+        "SELECT id, kind, student, config, status, created_at, updated_at, completed_at FROM sessions WHERE id = ?",
+        [session_id])
+    rows = cur.fetchall()
+    if not rows:
+        return None
+    row = dict(zip([d[0] for d in cur.description], rows[0]))
+    row["config"] = json.loads(row["config"]) if row["config"] else {}
+    return row
+
+
+def list_sessions(store: Store, student: Optional[str] = None, kind: Optional[str] = None,
+                  status: Optional[str] = None, limit: int = 100) -> list[dict]:
+    where, params = [], []
+    for col, value in (("student", student), ("kind", kind), ("status", status)):
+        if value is not None:
+            where.append(f"{col} = ?")
+            params.append(value)
+    sql = "SELECT id, kind, student, status, created_at, updated_at, completed_at FROM sessions"
+    sql += (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY created_at DESC LIMIT ?"
+    cur = store.cursor().execute(sql, params + [limit])
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def load_events(store: Store, session_id: str, after_seq: int = 0) -> list[dict]:
+    rows = store.cursor().execute(
+        "SELECT seq, type, payload, created_at FROM events WHERE session_id = ? AND seq > ? ORDER BY seq",
+        [session_id, after_seq]).fetchall()
+    return [{"seq": r[0], "type": r[1], "payload": json.loads(r[2]) if r[2] else {}, "at": r[3]} for r in rows]
+
+
+def append_events(store: Store, session_id: str, expected_seq: int, events: Iterable[tuple[str, dict]],
+                  responses: Iterable[dict] = (), status: Optional[str] = None,
+                  extra: Optional[Any] = None) -> int:
+    """Append events after ``expected_seq`` in one transaction; return the new last seq.
+
+    ``responses`` rows are written in the same transaction (a response already
+    recorded for the same session, item and attempt is kept, not duplicated),
+    and so is the session's new ``status``. ``extra(cur)`` may add writes that
+    must commit with the events (items drawn for the session, mastery).
+    """
+    events = list(events)
+    responses = list(responses)
+
+    def run(cur: duckdb.DuckDBPyConnection) -> int:
+        last = cur.execute("SELECT coalesce(max(seq), 0) FROM events WHERE session_id = ?", [session_id]).fetchall()[0][0]
+        if last != expected_seq:
+            raise SequenceConflict(f"session {session_id} moved on (seq {last}, expected {expected_seq})")
+        now = _now()
+        seq = last
+        for type_, payload in events:
+            seq += 1
+            cur.execute("INSERT INTO events (session_id, seq, type, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+                        [session_id, seq, type_, json.dumps(payload, default=str), now])
+        for r in responses:
+            cur.execute(
+                "INSERT INTO responses (session_id, item_id, student, answer, correct, score, max_score, time_taken_ms, "
+                "attempt, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [session_id, r["item_id"], r["student"], r.get("answer"), r.get("correct"), r.get("score"),
+                 r.get("max_score"), r.get("time_taken_ms"), r.get("attempt", 1), now])
+        if status is not None:
+            done = now if status in ("completed", "expired", "abandoned") else None
+            cur.execute("UPDATE sessions SET status = ?, updated_at = ?, completed_at = coalesce(?, completed_at) WHERE id = ?",
+                        [status, now, done, session_id])
+        else:
+            cur.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", [now, session_id])
+        if extra is not None:
+            extra(cur)
+        return seq
+
+    try:
+        return store.write(run)
+    except duckdb.ConstraintException:
+        # Another writer inserted the same event number between our check and insert.
+        raise SequenceConflict(f"session {session_id} moved on while saving") from None
+
+
+def session_responses(store: Store, session_id: str) -> list[dict]:
+    cur = store.cursor().execute(
+        "SELECT item_id, student, answer, correct, score, max_score, time_taken_ms, attempt, created_at "
+        "FROM responses WHERE session_id = ? ORDER BY created_at, item_id, attempt", [session_id])
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+# --------------------------------------------------------------------------
+# What each student has seen (novelty across all their sessions)
+
+
+def record_seen(cur: duckdb.DuckDBPyConnection, student: str, item_id: str, content_key: str, stem_key: str,
+                session_id: Optional[str], outcome_id: Optional[str]) -> None:
+    cur.execute("INSERT INTO seen (student, content_key, stem_key, item_id, session_id, outcome_id, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [student, content_key, stem_key, item_id, session_id, outcome_id, _now()])
+
+
+def seen_keys(store: Store, student: str) -> tuple[set[str], set[str]]:
+    """Content keys and normalised-stem keys of everything the student has been shown."""
+    rows = store.cursor().execute("SELECT content_key, stem_key FROM seen WHERE student = ?", [student]).fetchall()
+    return {r[0] for r in rows}, {r[1] for r in rows}
+
+
+def recent_outcomes(store: Store, student: str, limit: int = 10) -> list[str]:
+    rows = store.cursor().execute(
+        "SELECT outcome_id FROM seen WHERE student = ? AND outcome_id IS NOT NULL ORDER BY created_at DESC LIMIT ?",
+        [student, limit]).fetchall()
+    return [r[0] for r in rows]
+
+
+def outcome_counts(store: Store, student: str) -> dict[str, int]:
+    rows = store.cursor().execute(
+        "SELECT outcome_id, count(*) FROM seen WHERE student = ? AND outcome_id IS NOT NULL GROUP BY outcome_id",
+        [student]).fetchall()
+    return {r[0]: int(r[1]) for r in rows}
+
+
+def get_mastery(store: Store, student: str) -> dict[str, float]:
+    rows = store.cursor().execute("SELECT skill, score FROM mastery WHERE student = ?", [student]).fetchall()
+    return {r[0]: float(r[1]) for r in rows}
+
+
+def set_mastery(cur: duckdb.DuckDBPyConnection, student: str, skill: str, score: float) -> None:
+    cur.execute("INSERT INTO mastery (student, skill, score, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (student, skill) DO UPDATE SET score = excluded.score, updated_at = excluded.updated_at",
+                [student, skill, score, _now()])
