@@ -37,7 +37,7 @@ MAX_INT_BITS = 1_024
 MAX_STR_LEN = 10_000
 MAX_LITERAL_STR_LEN = 1_000
 MAX_COLLECTION_LEN = 1_000
-DEFAULT_TIME_LIMIT_S = 0.25
+DEFAULT_TIME_LIMIT_S = 2.0   # generous: sizes are bounded already; this only stops the unforeseen
 
 
 class FormulaError(ValueError):
