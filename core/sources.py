@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 from typing import Any, Optional
 
 from core.blueprints.library import Library, LibraryError
 from core.blueprints.models import CourseSpec
 from core.items.generator import Item, normalise_text
 from core.items.sampler import GenerationError
-from core.store import Store, repo
+from core.store import Store, repo, sessions
 
 NAT5_PLUS = ("nat 5", "higher", "advanced higher")
 LLM_HINT = "configure an LLM to generate questions for it, or add a skill blueprint or bank questions for it"
@@ -35,10 +36,57 @@ def level_is_nat5_plus(level: str) -> bool:
 class QuestionSource:
     """The seed's QuestionSource over the library and the database."""
 
+    BANK_TTL_S = 30.0
+    SEEN_TTL_S = 5.0
+
     def __init__(self, library: Library, store: Store, llm: Any = None):
         self.library = library
         self.store = store
         self.llm = llm  # generation by LLM is added with the LLM client; None means offline
+        # Only one process may open the database, so what this process wrote is all
+        # there is; short lifetimes still cover a second runner in the same process.
+        self._bank: dict[tuple[str, str], tuple[float, int, list[Item]]] = {}
+        self._seen: dict[str, tuple[float, set[str], set[str]]] = {}
+
+    # ------------------------------------------------------------------
+    def bank(self, subject: str, level: str) -> list[Item]:
+        key = (subject.lower(), level.lower())
+        now = time.monotonic()
+        cached = self._bank.get(key)
+        if cached and cached[1] == repo.bank_generation() and now - cached[0] < self.BANK_TTL_S:
+            return cached[2]
+        items = repo.bank_items(self.store, subject, level)
+        self._bank[key] = (now, repo.bank_generation(), items)
+        return items
+
+    def seen(self, student: str) -> tuple[set[str], set[str]]:
+        """Content keys and stem keys (plus item ids) of everything the student has been shown."""
+        now = time.monotonic()
+        cached = self._seen.get(student)
+        if cached and now - cached[0] < self.SEEN_TTL_S:
+            return cached[1], cached[2]
+        content, stems = sessions.seen_keys(self.store, student)
+        self._seen[student] = (now, content, stems)
+        return content, stems
+
+    def note_seen(self, student: str, items: list[Item]) -> None:
+        cached = self._seen.get(student)
+        if cached:
+            cached[1].update(it.content_key for it in items)
+            cached[1].update(it.id for it in items)
+            cached[2].update(stem_key(it) for it in items)
+
+    def bank_candidates(self, subject: str, level: str, outcome_id: str, sources: tuple[str, ...],
+                        unseen_by: Optional[str] = None, order_seed: str = "", limit: int = 20) -> list[Item]:
+        if not level_is_nat5_plus(level):
+            sources = tuple(s for s in sources if s == "local")
+        items = [it for it in self.bank(subject, level) if it.source in sources and outcome_id in it.outcome_ids]
+        if unseen_by is not None:
+            content, stems = self.seen(unseen_by)
+            items = [it for it in items if it.content_key not in content and it.id not in content
+                     and stem_key(it) not in stems]
+        items.sort(key=lambda it: hashlib.sha256(f"{it.id}|{order_seed}".encode()).digest())
+        return items[:limit]
 
     # ------------------------------------------------------------------
     def spec(self, subject: str, level: str) -> CourseSpec:
@@ -57,13 +105,13 @@ class QuestionSource:
 
     def get_local_questions(self, subject: str, level: str, outcome_id: str, limit: int = 5,
                             unseen_by: Optional[str] = None, order_seed: str = "") -> list[Item]:
-        return repo.candidate_items(self.store, ["local"], subject, level, outcome_id, unseen_by, limit, order_seed)
+        return self.bank_candidates(subject, level, outcome_id, ("local",), unseen_by, order_seed, limit)
 
     def get_us_or_past_questions(self, subject: str, level: str, outcome_id: str, limit: int = 5,
                                  unseen_by: Optional[str] = None, order_seed: str = "") -> list[Item]:
         if not level_is_nat5_plus(level):
             return []  # Understanding Standards and past papers exist from National 5 up
-        return repo.candidate_items(self.store, ["past", "us"], subject, level, outcome_id, unseen_by, limit, order_seed)
+        return self.bank_candidates(subject, level, outcome_id, ("past", "us"), unseen_by, order_seed, limit)
 
     def blueprints_for(self, subject: str, level: str, outcome_id: str, calculator: Optional[bool] = None) -> list[str]:
         """Skill ids that generate for an outcome (optionally only those usable without a calculator)."""

@@ -202,6 +202,8 @@ class Runner:
 
         responses = [{**r, "student": student} for r in step.responses]
         new_seq = sessions.append_events(self.ctx.store, sid, loaded.seq, events, responses, step.status, extra)
+        if step.seen:
+            self.ctx.source.note_seen(student, [item for item, _ in step.seen])
         flow = self.flow(loaded.session["kind"])
         for offset, (type_, payload) in enumerate(events, 1):
             flow.apply(loaded.state, {"seq": loaded.seq + offset, "type": type_, "payload": payload})

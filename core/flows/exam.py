@@ -58,10 +58,15 @@ def plan_section(total: int, outcome_marks: dict[str, set[int]], rng: random.Ran
     reachable[0] = True
     for t in range(1, total + 1):
         reachable[t] = any(v <= t and reachable[t - v] for v in values)
-    if not reachable[total]:
-        raise NoQuestions(f"{total} marks cannot be made from questions worth {', '.join(map(str, values))} marks")
+    target = total
+    while not reachable[target]:
+        target -= 1
+    # When the questions' marks cannot add up to the section exactly (every
+    # question worth 3, section worth 35), the last slot is worth the
+    # remainder and its question is marked out of that (the seed's override).
+    remainder = total - target
     slots: list[tuple[str, int]] = []
-    remaining = total
+    remaining = target
     outcomes = [o for o in outcome_marks if outcome_marks[o]]
     turn = 0
     while remaining > 0:
@@ -78,6 +83,10 @@ def plan_section(total: int, outcome_marks: dict[str, set[int]], rng: random.Ran
                 break
         else:  # pragma: no cover - reachable[] guarantees some outcome fits
             raise NoQuestions(f"cannot complete a section of {total} marks")
+    if remainder:
+        outcome = outcomes[turn % len(outcomes)]
+        smallest = min(outcome_marks[outcome])
+        slots.append((outcome, -remainder if smallest != remainder else remainder))
     return slots
 
 
@@ -157,18 +166,24 @@ class ExamFlow(Flow):
                 raise FlowError(f"{section.section}: {exc}") from None
             questions = []
             for q_index, (outcome, marks) in enumerate(slots):
+                scaled = marks < 0   # a remainder slot: any question, marked out of the remainder
+                marks = abs(marks)
                 try:
                     fetched = fetch_question(source, student, subject, level,
                                              seed=f"{state['seed']}/{state['exam_count']}/{s_index}/{q_index}",
-                                             target_outcome=outcome, avoid=avoid, calculator=calc, marks=marks)
+                                             target_outcome=outcome, avoid=avoid, calculator=calc,
+                                             marks=None if scaled else marks)
                 except NoQuestions as exc:
                     raise FlowError(str(exc)) from None
                 item = fetched.item
                 avoid |= {item.content_key, stem_key(item)}
                 number += 1
                 self.see(step, item, outcome)
-                questions.append({**item.student_view(), "number": number, "outcome_id": outcome,
-                                  "marks": item.marks, "section": section.section})
+                question = {**item.student_view(), "number": number, "outcome_id": outcome,
+                            "marks": marks if scaled else item.marks, "section": section.section}
+                if scaled and marks != item.marks:
+                    question["marked_out_of"] = item.marks
+                questions.append(question)
             sections.append({"section": section.section, "calculator_allowed": calc, "marks": section.marks,
                              "time_allowed_minutes": section.time_allowed_minutes, "questions": questions,
                              "outcomes_without_questions": missing})
@@ -242,14 +257,18 @@ class ExamFlow(Flow):
                 answer = state["saved"].get(q["id"], "")
                 diag = diagnose(item, answer, None, similar=False)
                 mark = diag.mark
-                per_question[q["id"]] = {"number": q["number"], "correct": mark.correct, "marks_awarded": mark.score,
-                                         "marks": mark.max_score, "gap_tags": diag.gap_tags, "answer": answer,
+                out_of = float(q["marks"])
+                score = mark.score * out_of / mark.max_score if mark.max_score else 0.0
+                if "marked_out_of" in q:
+                    score = float(int(score))  # whole marks, as a marker would give them
+                per_question[q["id"]] = {"number": q["number"], "correct": mark.correct, "marks_awarded": score,
+                                         "marks": out_of, "gap_tags": diag.gap_tags, "answer": answer,
                                          "correct_answer": item.correct_answer, "feedback": mark.feedback,
                                          "outcome_id": q["outcome_id"], "explanation": item.explanation}
                 step.responses.append({"item_id": q["id"], "answer": str(answer), "correct": mark.correct,
-                                       "score": mark.score, "max_score": mark.max_score, "attempt": 1})
-                s_awarded += mark.score
-                s_total += mark.max_score
+                                       "score": score, "max_score": out_of, "attempt": 1})
+                s_awarded += score
+                s_total += out_of
                 if not mark.correct and q["outcome_id"] not in gap_outcomes:
                     gap_outcomes.append(q["outcome_id"])
             section_results.append({"section": section["section"], "marks_awarded": s_awarded, "marks": s_total,

@@ -73,7 +73,7 @@ def fetch_question(source: QuestionSource, student: str, subject: str, level: st
     """
     rng = random.Random(f"fetch|{student}|{subject}|{level}|{seed}")
     avoid = set(avoid or ())
-    seen_content, seen_stems = sessions.seen_keys(source.store, student)
+    seen_content, seen_stems = source.seen(student)
     avoid |= seen_content | seen_stems
 
     outcome = target_outcome

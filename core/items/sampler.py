@@ -27,7 +27,7 @@ from core.blueprints.formula import Formula, FormulaError
 
 ENUM_LIMIT = 100_000        # combinations listed once per level at most
 PRUNE_LIMIT = 200_000       # domains filtered by single-parameter constraints up to this size
-SMALL_DOMAIN = 5_000         # listed straight away: cheaper than a pilot
+SMALL_DOMAIN = 500           # listed straight away: cheaper than a pilot
 PILOT_DRAWS = 300
 REJECT_MIN_RATE = 0.02       # below this, rejection sampling is too slow
 REJECT_BUDGET = 5_000

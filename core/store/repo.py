@@ -20,6 +20,8 @@ ITEM_COLUMNS = [
 ]
 JSON_COLUMNS = {"params", "computed", "options", "option_strategies", "answer_value", "accepted_answers",
                 "misconceptions", "hints", "marking_scheme", "evaluation", "outcome_ids", "skill_ids", "verification"}
+BANK_SOURCES = ("local", "past", "us")
+SMALL_INSERT = 16
 _ARROW_SCHEMA = pa.schema([
     (c, pa.bool_() if c == "options_shuffled" else pa.int64() if c in ("correct_index", "marks")
      else pa.float64() if c == "difficulty_value" else pa.string())
@@ -100,7 +102,10 @@ def insert_items(store: Store, items: Iterable[Item], status: Optional[str] = No
     items = list(items)
     if not items:
         return 0
-    return store.write(lambda cur: insert_items_in(cur, items, status, session_id))
+    added = store.write(lambda cur: insert_items_in(cur, items, status, session_id))
+    if any(it.source in BANK_SOURCES for it in items):
+        bank_changed()
+    return added
 
 
 def insert_items_in(cur: duckdb.DuckDBPyConnection, items: Iterable[Item], status: Optional[str] = None,
@@ -113,14 +118,19 @@ def insert_items_in(cur: duckdb.DuckDBPyConnection, items: Iterable[Item], statu
     rows = list({row["id"]: row for row in (item_row(it, status, session_id) for it in items)}.values())
     if not rows:
         return 0
-    table = pa.Table.from_pylist(rows, schema=_ARROW_SCHEMA)
     cols = ", ".join(ITEM_COLUMNS)
+    if len(rows) <= SMALL_INSERT:
+        # A session stores one or two items per step: plain parameters beat building an Arrow table.
+        marks = "(" + ", ".join("?" for _ in ITEM_COLUMNS) + ")"
+        values = [row[c] for row in rows for c in ITEM_COLUMNS]
+        sql = f"INSERT INTO items ({cols}) VALUES {', '.join(marks for _ in rows)} ON CONFLICT DO NOTHING RETURNING id"
+        return len(cur.execute(sql, values).fetchall())
+    table = pa.Table.from_pylist(rows, schema=_ARROW_SCHEMA)
     name = f"_items_batch_{id(table)}"
     cur.register(name, table)
     try:
-        before = cur.execute("SELECT count(*) FROM items").fetchall()[0][0]
-        cur.execute(f"INSERT INTO items ({cols}) SELECT {cols} FROM {name} ON CONFLICT DO NOTHING")
-        return cur.execute("SELECT count(*) FROM items").fetchall()[0][0] - before
+        return len(cur.execute(f"INSERT INTO items ({cols}) SELECT {cols} FROM {name} "
+                               f"ON CONFLICT DO NOTHING RETURNING id").fetchall())
     finally:
         cur.unregister(name)
 
@@ -183,6 +193,29 @@ def row_to_item(row: dict) -> Item:
 def load_item(store: Store, item_id: str) -> Optional[Item]:
     row = get_item(store, item_id)
     return row_to_item(row) if row else None
+
+
+_bank_generation = 0
+
+
+def bank_generation() -> int:
+    """Bumped whenever this process changes the bank (imports, status changes), so caches can refresh."""
+    return _bank_generation
+
+
+def bank_changed() -> None:
+    global _bank_generation
+    _bank_generation += 1
+
+
+def bank_items(store: Store, subject: str, level: str) -> list[Item]:
+    """Every approved bank question (local, past, us) for a course."""
+    marks = ", ".join("?" for _ in BANK_SOURCES)
+    cur = store.cursor().execute(
+        f"SELECT * FROM items WHERE source IN ({marks}) AND status = 'approved' "
+        f"AND lower(subject) = lower(?) AND lower(level) = lower(?) ORDER BY id", [*BANK_SOURCES, subject, level])
+    names = [d[0] for d in cur.description]
+    return [row_to_item(_decode(dict(zip(names, r)))) for r in cur.fetchall()]
 
 
 def candidate_items(store: Store, sources: list[str], subject: str, level: str, outcome_id: str,

@@ -1,0 +1,200 @@
+"""Mock exams through the real flow: assembly, secrecy, marking, time limit, resume."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.flows.base import FlowError
+from core.flows.registry import make_runner
+from core.store import Store, repo
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Clock:
+    def __init__(self, t: float = 1_000_000.0):
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def runner(db_path, library, clock):
+    store = Store(db_path)
+    yield make_runner(store, library, clock=clock)
+    store.close()
+
+
+def questions(view: dict) -> list[dict]:
+    return [q for s in view["exam"]["sections"] for q in s["questions"]]
+
+
+def right_answer(runner, item_id: str) -> str:
+    item = repo.load_item(runner.ctx.store, item_id)
+    return item.options[item.correct_index] if item.options else item.correct_answer
+
+
+def test_nat5_exam_has_two_papers_90_marks_and_30_questions(runner):
+    sid = runner.start("exam", "amy", {"subject": "Mathematics", "level": "Nat 5", "seed": 1})
+    exam = runner.view(sid)["exam"]
+    assert exam["total_marks"] == 90 and exam["question_count"] >= 30
+    papers = {s["section"]: s for s in exam["sections"]}
+    assert sum(q["marks"] for q in papers["Paper 1 (Non-calculator)"]["questions"]) == 40
+    assert sum(q["marks"] for q in papers["Paper 2 (Calculator)"]["questions"]) == 50
+    for q in papers["Paper 1 (Non-calculator)"]["questions"]:
+        assert repo.load_item(runner.ctx.store, q["id"]).calculator != "required"
+    stems = [q["stem"] for q in questions(runner.view(sid))]
+    assert len(set(stems)) == len(stems)
+    assert exam["time_allowed_minutes"] == 175 and exam["instructions"]
+
+
+def test_exam_package_carries_no_keys_or_explanations(runner):
+    sid = runner.start("exam", "ben", {"subject": "Mathematics", "level": "Nat 5", "seed": 2})
+    view = runner.view(sid)
+    text = json.dumps(view)
+    assert "correct_answer" not in text and "correct_index" not in text and "explanation" not in text
+    for q in questions(view):
+        item = repo.load_item(runner.ctx.store, q["id"])
+        assert item.explanation not in text
+
+
+def test_all_correct_and_all_wrong(runner):
+    sid = runner.start("exam", "cal", {"subject": "Mathematics", "level": "Nat 5", "seed": 3})
+    answers = {q["id"]: right_answer(runner, q["id"]) for q in questions(runner.view(sid))}
+    results = runner.command(sid, "submit", answers=answers)["results"]
+    assert results["percent"] == 100.0 and results["grade"] == "A" and results["gap_outcomes"] == []
+    assert all(q["correct"] for q in results["questions"].values())
+
+    sid = runner.start("exam", "cal", {"subject": "Mathematics", "level": "Nat 5", "seed": 4})
+    view = runner.command(sid, "submit", answers={})
+    results = view["results"]
+    assert results["marks_awarded"] == 0 and results["grade"] == "No award"
+    assert sorted(results["gap_outcomes"]) == ["MNU-5-01", "MNU-5-02", "MNU-5-03", "MNU-5-04"]
+    blocks = view["remediation"]
+    assert [b["outcome_id"] for b in blocks] == results["gap_outcomes"]
+    assert all(b["explanation"] and b["practice_question"]["stem"] for b in blocks)
+    assert all("correct_answer" not in json.dumps(b["practice_question"]) for b in blocks)
+
+
+def test_answers_saved_as_typed_survive_a_new_process(runner, library, clock):
+    sid = runner.start("exam", "dee", {"subject": "Mathematics", "level": "Nat 5", "seed": 5})
+    qs = questions(runner.view(sid))
+    runner.command(sid, "save", item_id=qs[0]["id"], answer=right_answer(runner, qs[0]["id"]))
+    runner.command(sid, "save", item_id=qs[1]["id"], answer="wrong")
+    runner.command(sid, "save", item_id=qs[1]["id"], answer="wrong")  # unchanged: nothing new stored
+    other = make_runner(runner.ctx.store, library, clock=clock)
+    assert other.view(sid)["answers"] == {qs[0]["id"]: right_answer(runner, qs[0]["id"]), qs[1]["id"]: "wrong"}
+    results = other.command(sid, "submit")["results"]
+    assert results["questions"][qs[0]["id"]]["correct"] and not results["questions"][qs[1]["id"]]["correct"]
+    assert runner.ctx.store.query("SELECT count(*) FROM events WHERE session_id = ? AND type = 'saved'", [sid])[0][0] == 2
+
+
+def test_no_feedback_before_submission_and_marking_once(runner):
+    sid = runner.start("exam", "eve", {"subject": "Mathematics", "level": "Nat 5", "seed": 6})
+    q = questions(runner.view(sid))[0]
+    view = runner.command(sid, "save", item_id=q["id"], answer="1")
+    assert "results" not in view and view["stage"] == "sitting"
+    runner.command(sid, "submit")
+    runner.command(sid, "submit")
+    assert runner.ctx.store.query("SELECT count(DISTINCT item_id), count(*) FROM responses WHERE session_id = ?", [sid])[0][0] \
+        == runner.ctx.store.query("SELECT count(*) FROM responses WHERE session_id = ?", [sid])[0][0]
+    with pytest.raises(FlowError, match="submitted"):
+        runner.command(sid, "save", item_id=q["id"], answer="2")
+
+
+def test_time_limit_is_enforced_by_the_server(runner, clock):
+    sid = runner.start("exam", "fay", {"subject": "Mathematics", "level": "Nat 5", "seed": 7, "time_limit_minutes": 10})
+    q, q2 = questions(runner.view(sid))[:2]
+    runner.command(sid, "save", item_id=q["id"], answer=right_answer(runner, q["id"]))
+    assert runner.view(sid)["time_remaining_seconds"] == 600
+    clock.t += 603   # within the grace for answers in flight: still accepted
+    runner.command(sid, "save", item_id=q2["id"], answer="in flight")
+    clock.t += 60
+    with pytest.raises(FlowError, match="time is up|submitted"):
+        runner.command(sid, "save", item_id=q2["id"], answer="too late")
+    view = runner.view(sid)
+    assert view["stage"] in ("marked", "reviewed") and view["results"]["expired"] is True
+    assert view["results"]["questions"][q["id"]]["correct"] is True
+    assert view["results"]["questions"][q2["id"]]["answer"] == "in flight"
+    assert runner.ctx.store.query("SELECT status FROM sessions WHERE id = ?", [sid])[0][0] == "completed"
+
+
+def test_next_exam_avoids_the_first(runner):
+    first = runner.start("exam", "gus", {"subject": "Mathematics", "level": "Nat 5", "seed": 8, "exam_count": 1})
+    second = runner.start("exam", "gus", {"subject": "Mathematics", "level": "Nat 5", "seed": 8, "exam_count": 2})
+    a = {q["stem"] for q in questions(runner.view(first))}
+    b = {q["stem"] for q in questions(runner.view(second))}
+    assert not a & b
+
+
+@pytest.mark.parametrize("level", ["Nat 3", "Nat 4", "Nat 5", "Higher", "Advanced Higher"])
+def test_every_level_gives_a_valid_exam(runner, library, level):
+    spec = library.spec("Mathematics", level)
+    sid = runner.start("exam", f"lvl-{level}", {"subject": "Mathematics", "level": level, "seed": 9})
+    exam = runner.view(sid)["exam"]
+    assert exam["total_marks"] == spec.total_marks
+    for section, declared in zip(exam["sections"], spec.assessment_structure):
+        assert sum(q["marks"] for q in section["questions"]) == declared.marks
+        assert {q["outcome_id"] for q in section["questions"]} <= set(declared.outcome_ids)
+    stems = [q["stem"] for q in questions(runner.view(sid))]
+    assert len(stems) == len(set(stems))
+
+
+def test_physics_higher_exam(runner):
+    sid = runner.start("exam", "phy", {"subject": "Physics", "level": "Higher", "seed": 1})
+    assert runner.view(sid)["exam"]["total_marks"] == 155
+
+
+KILLED = r"""
+import sys
+sys.path.insert(0, {root!r})
+from core.blueprints.library import Library
+from core.flows.registry import make_runner
+from core.store import Store, repo
+store = Store({db!r})
+runner = make_runner(store, Library.load(exercise=False))
+sid = runner.start("practice", "kim", {{"subject": "Mathematics", "level": "Nat 5", "seed": 1}})
+print(sid, flush=True)
+n = 0
+while True:
+    q = runner.view(sid)["question"]
+    runner.command(sid, "answer", item_id=q["id"], answer=str(n))
+    runner.command(sid, "next")
+    n += 1
+    print(q["id"], flush=True)
+"""
+
+
+def test_session_killed_mid_way_resumes_with_every_recorded_answer(db_path, library):
+    proc = subprocess.Popen([sys.executable, "-c", KILLED.format(root=str(ROOT), db=str(db_path))],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        sid = proc.stdout.readline().strip()
+        answered = [proc.stdout.readline().strip() for _ in range(6)]
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    store = Store(db_path)
+    runner = make_runner(store, library)
+    recorded = {r[0] for r in store.query("SELECT item_id FROM responses WHERE session_id = ?", [sid])}
+    assert set(answered) <= recorded
+    view = runner.view(sid)
+    assert view["stats"]["total"] == len(recorded)
+    assert view["stage"] in ("question", "feedback")
+    if view["stage"] == "feedback":
+        view = runner.command(sid, "next")
+    item = repo.load_item(store, view["question"]["id"])
+    assert runner.command(sid, "answer", item_id=item.id, answer=item.correct_answer
+                          if not item.options else item.options[item.correct_index])["feedback"]["correct"]
+    store.close()
