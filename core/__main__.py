@@ -293,6 +293,41 @@ def cmd_session(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from core.flows.base import FlowError
+    from core.simulate import Simulation
+    if not args.db:
+        raise CommandError("simulate writes a class into a database: pass --db PATH")
+    if not 1 <= args.students <= 10_000:
+        raise CommandError("--students must be between 1 and 10000")
+    store = _open_store(args.db)
+    try:
+        sim = Simulation(store, _library(), seed=args.seed, subject=args.subject, level=args.level)
+
+        def progress(done: int, total: int) -> None:
+            if not args.json:
+                print(f"\r{done}/{total} students", end="", file=sys.stderr, flush=True)
+
+        try:
+            summary = sim.run(args.students, practice_sessions=args.practice, questions=args.questions,
+                              exams=args.exams, lessons=args.lessons, progress=progress)
+        except FlowError as exc:
+            raise CommandError(str(exc)) from None
+    finally:
+        store.close()
+    if not args.json:
+        print(file=sys.stderr)
+    if args.truth:
+        Path(args.truth).write_text(json.dumps(summary, indent=2))
+    result = {"db": args.db, "students": args.students, "sessions": summary["sessions"],
+              "responses": summary["responses"], "truth": args.truth}
+    if args.json:
+        _print_json(result)
+    else:
+        print(f"simulated {args.students} students: {summary['sessions']} sessions, {summary['responses']} responses in {args.db}")
+    return 0
+
+
 # --------------------------------------------------------------------------
 
 
@@ -350,6 +385,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("command_name", nargs="?", metavar="COMMAND", help="for do: answer, next, skip, stop, save, submit, ...")
     p.add_argument("--student", default="cli")
     p.add_argument("--arg", action="append", metavar="NAME=VALUE", help="configuration or command argument (repeatable)")
+
+    p = add("simulate", "Fill a database with a simulated class working through the real flows.", cmd_simulate, db=True)
+    p.add_argument("--students", type=int, required=True)
+    p.add_argument("--seed", default="0")
+    p.add_argument("--subject", default="Mathematics")
+    p.add_argument("--level", default="Nat 5")
+    p.add_argument("--practice", type=int, default=2, help="practice sessions per student (default 2)")
+    p.add_argument("--questions", type=int, default=8, help="questions per practice session (default 8)")
+    p.add_argument("--exams", type=int, default=1, help="mock exams per student (default 1)")
+    p.add_argument("--lessons", type=int, default=1, help="lessons per student (default 1)")
+    p.add_argument("--truth", default=None, help="write the simulated abilities and blueprint parameters to this JSON file")
 
     add("init", "Create or upgrade the database and store the shipped blueprints.", cmd_init, db=True)
     add("snapshot", "Publish a read-only snapshot of the database for analysis.", cmd_snapshot, db=True)

@@ -123,7 +123,13 @@ class Runner:
         if not student or not str(student).strip():
             raise FlowError("a session needs a student name")
         sid = sessions.create_session(self.ctx.store, kind, student, config, session_id)
-        self.command(sid, "start")
+        try:
+            self.command(sid, "start")
+        except FlowError:
+            # Nothing happened in it: leave no empty "active" session behind.
+            self._cache.pop(sid, None)
+            sessions.delete_empty_session(self.ctx.store, sid)
+            raise
         return sid
 
     def load(self, session_id: str) -> Loaded:
@@ -142,6 +148,7 @@ class Runner:
         return cached
 
     def state(self, session_id: str) -> dict:
+        """The whole state, answers' correctness included: for tests and teacher tools, never for a student page."""
         with self._lock(session_id):
             return copy.deepcopy(self._tick(session_id).state)
 
@@ -195,8 +202,8 @@ class Runner:
         def extra(cur) -> None:
             if step.items:
                 repo.insert_items_in(cur, step.items, SESSION_ITEM_STATUS, sid)
-            for item, outcome_id in step.seen:
-                sessions.record_seen(cur, student, item.id, item.content_key, stem_key(item), sid, outcome_id)
+            sessions.record_seen(cur, student, [(item.id, item.content_key, stem_key(item), outcome_id)
+                                                for item, outcome_id in step.seen], sid)
             for skill, score in step.mastery.items():
                 sessions.set_mastery(cur, student, skill, score)
 

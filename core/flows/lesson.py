@@ -324,7 +324,7 @@ class LessonFlow(Flow):
     # ------------------------------------------------------------------
     def _build_cards(self, state: dict, step: Step) -> list[dict]:
         student, seed, n = state["student"], state["seed"], state["n_cards"]
-        seen_content, seen_stems = sessions.seen_keys(self.ctx.store, student)
+        seen_content, seen_stems = self.ctx.source.seen(student)
         avoid = seen_content | seen_stems   # grows with every item this lesson shows
         cards: list[dict] = []
         chosen_outcomes: list[str] = []

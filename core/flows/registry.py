@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 from core.blueprints.library import Library
 from core.flows.base import Context, Flow, Runner
+from core.flows.evaluation import EvaluationFlow
 from core.flows.exam import ExamFlow
 from core.flows.practice import PracticeFlow
 from core.store import Store
@@ -13,6 +14,7 @@ from core.store import Store
 FLOWS: dict[str, type[Flow]] = {
     PracticeFlow.kind: PracticeFlow,
     ExamFlow.kind: ExamFlow,
+    EvaluationFlow.kind: EvaluationFlow,
 }
 
 

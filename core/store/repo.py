@@ -120,11 +120,19 @@ def insert_items_in(cur: duckdb.DuckDBPyConnection, items: Iterable[Item], statu
         return 0
     cols = ", ".join(ITEM_COLUMNS)
     if len(rows) <= SMALL_INSERT:
-        # A session stores one or two items per step: plain parameters beat building an Arrow table.
+        # A session stores one or two items per step: plain parameters beat building an Arrow
+        # table, and looking the ids up first is cheaper than ON CONFLICT on this table. Two
+        # writers racing on one id make the insert fail; the caller's retry then finds it stored.
+        holes = ", ".join("?" for _ in rows)
+        existing = {r[0] for r in cur.execute(f"SELECT id FROM items WHERE id IN ({holes})",
+                                              [row["id"] for row in rows]).fetchall()}
+        rows = [row for row in rows if row["id"] not in existing]
+        if not rows:
+            return 0
         marks = "(" + ", ".join("?" for _ in ITEM_COLUMNS) + ")"
         values = [row[c] for row in rows for c in ITEM_COLUMNS]
-        sql = f"INSERT INTO items ({cols}) VALUES {', '.join(marks for _ in rows)} ON CONFLICT DO NOTHING RETURNING id"
-        return len(cur.execute(sql, values).fetchall())
+        cur.execute(f"INSERT INTO items ({cols}) VALUES {', '.join(marks for _ in rows)}", values)
+        return len(rows)
     table = pa.Table.from_pylist(rows, schema=_ARROW_SCHEMA)
     name = f"_items_batch_{id(table)}"
     cur.register(name, table)

@@ -37,6 +37,14 @@ def create_session(store: Store, kind: str, student: Optional[str], config: dict
     return sid
 
 
+def delete_empty_session(store: Store, session_id: str) -> None:
+    """Remove a session that never recorded an event (its start failed)."""
+    def run(cur: duckdb.DuckDBPyConnection) -> None:
+        if not cur.execute("SELECT 1 FROM events WHERE session_id = ? LIMIT 1", [session_id]).fetchall():
+            cur.execute("DELETE FROM sessions WHERE id = ?", [session_id])
+    store.write(run)
+
+
 def get_session(store: Store, session_id: str) -> Optional[dict]:
     cur = store.cursor().execute(
         "SELECT id, kind, student, config, status, created_at, updated_at, completed_at FROM sessions WHERE id = ?",
@@ -88,17 +96,23 @@ def append_events(store: Store, session_id: str, expected_seq: int, events: Iter
         if last != expected_seq:
             raise SequenceConflict(f"session {session_id} moved on (seq {last}, expected {expected_seq})")
         now = _now()
-        seq = last
-        for type_, payload in events:
-            seq += 1
-            cur.execute("INSERT INTO events (session_id, seq, type, payload, created_at) VALUES (?, ?, ?, ?, ?)",
-                        [session_id, seq, type_, json.dumps(payload, default=str), now])
-        for r in responses:
+        if events:
+            # One statement per table: DuckDB's per-statement cost dominates a practice step.
+            values: list[Any] = []
+            for offset, (type_, payload) in enumerate(events, 1):
+                values += [session_id, last + offset, type_, json.dumps(payload, default=str), now]
+            cur.execute("INSERT INTO events (session_id, seq, type, payload, created_at) VALUES "
+                        + ", ".join("(?, ?, ?, ?, ?)" for _ in events), values)
+        seq = last + len(events)
+        if responses:
+            values = []
+            for r in responses:
+                values += [session_id, r["item_id"], r["student"], r.get("answer"), r.get("correct"), r.get("score"),
+                           r.get("max_score"), r.get("time_taken_ms"), r.get("attempt", 1), now]
             cur.execute(
                 "INSERT INTO responses (session_id, item_id, student, answer, correct, score, max_score, time_taken_ms, "
-                "attempt, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [session_id, r["item_id"], r["student"], r.get("answer"), r.get("correct"), r.get("score"),
-                 r.get("max_score"), r.get("time_taken_ms"), r.get("attempt", 1), now])
+                "attempt, created_at) VALUES " + ", ".join("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" for _ in responses)
+                + " ON CONFLICT DO NOTHING", values)
         if status is not None:
             done = now if status in ("completed", "expired", "abandoned") else None
             cur.execute("UPDATE sessions SET status = ?, updated_at = ?, completed_at = coalesce(?, completed_at) WHERE id = ?",
@@ -128,11 +142,18 @@ def session_responses(store: Store, session_id: str) -> list[dict]:
 # What each student has seen (novelty across all their sessions)
 
 
-def record_seen(cur: duckdb.DuckDBPyConnection, student: str, item_id: str, content_key: str, stem_key: str,
-                session_id: Optional[str], outcome_id: Optional[str]) -> None:
-    cur.execute("INSERT INTO seen (student, content_key, stem_key, item_id, session_id, outcome_id, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [student, content_key, stem_key, item_id, session_id, outcome_id, _now()])
+def record_seen(cur: duckdb.DuckDBPyConnection, student: str, rows: list[tuple[str, str, str, Optional[str]]],
+                session_id: Optional[str]) -> None:
+    """Note items as seen: rows of (item_id, content_key, stem_key, outcome_id), in one statement."""
+    if not rows:
+        return
+    now = _now()
+    unique = list({r[1]: r for r in rows}.values())
+    values: list[Any] = []
+    for item_id, content_key, stem_key, outcome_id in unique:
+        values += [student, content_key, stem_key, item_id, session_id, outcome_id, now]
+    cur.execute("INSERT INTO seen (student, content_key, stem_key, item_id, session_id, outcome_id, created_at) VALUES "
+                + ", ".join("(?, ?, ?, ?, ?, ?, ?)" for _ in unique) + " ON CONFLICT DO NOTHING", values)
 
 
 def seen_keys(store: Store, student: str) -> tuple[set[str], set[str]]:
