@@ -124,7 +124,11 @@ def cmd_variants(args: argparse.Namespace) -> int:
         gen = lib.generator(args.skill_id)
     except LibraryError as exc:
         raise CommandError(str(exc)) from None
-    rows = [gen.variants(level) for level in gen.cs.levels]
+    from core.items.sampler import GenerationError
+    try:
+        rows = [gen.variants(level) for level in gen.cs.levels]
+    except GenerationError as exc:
+        raise CommandError(str(exc)) from None
     if args.json:
         _print_json({"skill_id": args.skill_id, "levels": rows})
     else:

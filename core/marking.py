@@ -1506,13 +1506,18 @@ def _keyword_pattern(keyword: str) -> re.Pattern:
     return re.compile(r"(?<!\w)" + body + r"(?:s|es)?(?!\w)")
 
 
+def _compact(text: str) -> str:
+    """Spacing a student may vary without changing the answer ("x=2, y=-8" and "x = 2, y = -8")."""
+    return re.sub(r"\s+", "", text)
+
+
 def _mark_short_text(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
     answer = _norm_text(text)
     keys = [k for k in [spec.key] + spec.accepted_answers if k.strip()]
-    if any(answer == _norm_text(k) for k in keys):
+    if any(answer == _norm_text(k) or _compact(answer) == _compact(_norm_text(k)) for k in keys):
         return _Outcome(True, "Correct.", answer)
     for stype, wrong in spec.misconceptions.items():
-        if answer == _norm_text(wrong):
+        if answer == _norm_text(wrong) or _compact(answer) == _compact(_norm_text(wrong)):
             return _Outcome(False, "Not the correct answer.", answer, misconception=stype)
     if not spec.keywords:
         return _Outcome(False, "Not the correct answer.", answer)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["validate", "generate", "variants", "list", "init", "snapshot"]
+COMMANDS = ["validate", "generate", "variants", "list", "init", "snapshot", "mark", "exam", "session", "simulate"]
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
