@@ -51,6 +51,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     context = Library.load(exercise=False) if not args.standalone else None
     lib = Library.load(args.paths, context=context)
     report = lib.report
+    _validate_surveys(args.paths, report)
     if not report.files:
         raise CommandError(f"no .yaml or .yml files found in {', '.join(args.paths)}")
     if args.json:
@@ -64,6 +65,21 @@ def cmd_validate(args: argparse.Namespace) -> int:
         bad = sum(1 for issues in report.files.values() if any(i.severity == "error" for i in issues))
         print(f"{len(report.files)} file(s), {bad} with errors")
     return 0 if report.ok else EXIT_INVALID
+
+
+def _validate_surveys(paths: list[str], report) -> None:
+    """Survey definitions sit under blueprints/surveys/; the survey flow's loader checks them."""
+    from core.blueprints.library import SURVEY_FOLDER
+    from core.blueprints.loader import Issue, yaml_files
+    from core.flows.survey import SurveyError, load_survey_file
+    for path in yaml_files(paths):
+        if SURVEY_FOLDER not in path.parts:
+            continue
+        issues = report.files.setdefault(str(path), [])
+        try:
+            load_survey_file(path)
+        except SurveyError as exc:
+            issues.append(Issue(exc.file, exc.line, exc.field, exc.problem))
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -173,11 +189,14 @@ def cmd_init(args: argparse.Namespace) -> int:
             first = lib.report.errors()[0]
             raise CommandError(f"the blueprint library has errors, first: {first}", EXIT_INVALID)
         new = repo.sync_blueprints(store, lib.all_loaded())
+        from core.workbench import import_shipped_banks
+        banks = import_shipped_banks(store)
         version = current_version(store.cursor())
         counts = repo.count_blueprints(store)
     finally:
         store.close()
-    result = {"db": str(store.path), "schema_version": version, "new_blueprint_versions": new, "blueprints": counts}
+    result = {"db": str(store.path), "schema_version": version, "new_blueprint_versions": new, "blueprints": counts,
+              "bank_questions_imported": banks}
     if args.json:
         _print_json(result)
     else:

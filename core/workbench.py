@@ -28,6 +28,21 @@ class Workbench:
         }
 
 
+BANKS_DIR = Path(__file__).resolve().parents[1] / "data" / "banks"
+
+
+def import_shipped_banks(store: Store, folder: Path = BANKS_DIR) -> dict[str, int]:
+    """Import the sample banks once: only into a database that holds no bank questions yet."""
+    from core.banks import import_bank
+    if repo.bank_count(store):
+        return {}
+    imported = {}
+    for path in sorted(folder.glob("*")):
+        if path.suffix.lower() in (".json", ".csv"):
+            imported[path.name] = len(import_bank(store, path).questions)
+    return imported
+
+
 def open_workbench(db_path: Union[str, Path, None] = None, blueprints: Union[str, Path, None] = None,
                    snapshot_interval_s: Optional[float] = None) -> Workbench:
     """Open (creating on first run) the database and store the library's blueprints.
@@ -39,6 +54,7 @@ def open_workbench(db_path: Union[str, Path, None] = None, blueprints: Union[str
     store = Store(db_path)
     valid = [lb for lb in library.all_loaded()]
     new = repo.sync_blueprints(store, valid)
+    import_shipped_banks(store)
     if snapshot_interval_s:
         store.start_periodic_snapshots(snapshot_interval_s)
     return Workbench(store=store, library=library, new_blueprint_versions=new)

@@ -25,6 +25,7 @@ from core.items.sampler import GenerationError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FEASIBILITY_SEEDS = 8
+SURVEY_FOLDER = "surveys"
 FEW_VARIANTS = 10
 
 
@@ -116,7 +117,8 @@ class Library:
         elif isinstance(paths, (str, Path)):
             paths = [paths]
         lib = cls(exercise)
-        files = yaml_files(paths)
+        # Survey definitions live beside the blueprints but are read by the survey flow.
+        files = [f for f in yaml_files(paths) if SURVEY_FOLDER not in f.parts]
         for path in files:
             lib.add_file(path)
         lib._cross_check(context)

@@ -24,6 +24,7 @@ from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import choose_outcome, fetch_question, suppliable_outcomes
 from core.items.generator import Item, SkillGenerator
 from core.items.sampler import GenerationError
+from core.marking import MAX_ANSWER_CHARS
 from core.sources import NoQuestions, stem_key
 from core.store import sessions
 
@@ -33,6 +34,7 @@ DEFAULT_MAX_ATTEMPTS = 3
 MAX_ATTEMPTS_LIMIT = 10
 RETRY_BELOW = 0.7          # the seed's "retry the lesson" line, on card accuracy
 DRAW_TRIES = 12            # redraws before accepting an item the student has seen
+MAX_TIME_MS = 24 * 3600 * 1000
 
 
 def _iso(t: float) -> str:
@@ -156,7 +158,8 @@ class LessonFlow(Flow):
         card = state["cards"][index]
         last = state["last"]
         if state["results"][index] is not None or state["stage"] == "ended":
-            if last and last["card_index"] == index and _same_answer(last["answer"], answer):
+            tried = [e for e in state["evidence"] if e["card_index"] == index]
+            if tried and _same_answer(tried[-1]["student_response"], answer):
                 return Step()  # the same submission again (double click, second tab): recorded once
             if state["stage"] == "ended":
                 raise FlowError("this lesson has ended; start a new lesson to keep practising")
@@ -172,11 +175,16 @@ class LessonFlow(Flow):
         if state["stage"] not in ("question", "retry"):
             raise FlowError("there is no card waiting for an answer; ask for the next card")
 
+        if len(_text(answer)) > MAX_ANSWER_CHARS:
+            # Refused before marking, so a stray paste does not use up an attempt.
+            raise FlowError(f"that answer is too long (over {MAX_ANSWER_CHARS:,} characters); shorten it and try again")
         item = self.item(card["item_id"])
         attempts = state["attempts"] + 1
         diag = diagnose(item, answer, self.ctx.source, seed=f"{state['seed']}/{index}/{attempts}", similar=False)
         mark = diag.mark
         now = self.ctx.clock()
+        if isinstance(time_ms, bool) or not isinstance(time_ms, int) or not 0 <= time_ms <= MAX_TIME_MS:
+            time_ms = None  # the client's figure is only a hint; measure instead
         if time_ms is None and state.get("shown_t"):
             time_ms = int(max(0.0, now - state["shown_t"]) * 1000)
         should_progress = mark.correct or attempts >= state["max_attempts"]
@@ -215,6 +223,8 @@ class LessonFlow(Flow):
     def cmd_skip(self, state: dict, card_index: Optional[int] = None) -> Step:
         if state["stage"] == "ended":
             raise FlowError("this lesson has ended; there is no card to skip")
+        if state["stage"] == "new":
+            raise FlowError("the lesson has not started yet; start it first")
         index = state["index"] if card_index is None else self._target(state, card_index, None)
         if state["results"][index] is not None:
             if state["results"][index]["result"] == "skipped":

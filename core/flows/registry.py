@@ -8,13 +8,17 @@ from core.blueprints.library import Library
 from core.flows.base import Context, Flow, Runner
 from core.flows.evaluation import EvaluationFlow
 from core.flows.exam import ExamFlow
+from core.flows.lesson import LessonFlow
 from core.flows.practice import PracticeFlow
+from core.flows.survey import SurveyFlow
 from core.store import Store
 
 FLOWS: dict[str, type[Flow]] = {
     PracticeFlow.kind: PracticeFlow,
     ExamFlow.kind: ExamFlow,
     EvaluationFlow.kind: EvaluationFlow,
+    LessonFlow.kind: LessonFlow,
+    SurveyFlow.kind: SurveyFlow,
 }
 
 

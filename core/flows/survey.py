@@ -12,6 +12,7 @@ for marked items), and ``survey_answers`` reads the answers back.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from pathlib import Path
@@ -154,12 +155,12 @@ class SurveyDefinition(_Strict):
 
 def _check_condition(q: SurveyQuestion, cond: Condition, where: str) -> None:
     values = cond.value if isinstance(cond.value, list) else [cond.value]
+    if cond.op in ORDERING_OPS and q.question_type != "rating":
+        _fail(f"{where}.if.op", f"op '{cond.op}' compares numbers, but '{q.question_id}' is a {q.question_type} question")
     if cond.op == "in" and not isinstance(cond.value, list):
         _fail(f"{where}.if.value", "op 'in' needs a list of values")
     if cond.op != "in" and isinstance(cond.value, list):
         _fail(f"{where}.if.value", f"op '{cond.op}' needs a single value; use 'in' for a list")
-    if cond.op in ORDERING_OPS and q.question_type != "rating":
-        _fail(f"{where}.if.op", f"op '{cond.op}' compares numbers, but '{q.question_id}' is a {q.question_type} question")
     if q.question_type == "rating":
         for v in values:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -206,7 +207,9 @@ def parse_survey(text: str, file: str = "<text>") -> SurveyDefinition:
     try:
         return SurveyDefinition.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
+        errors = exc.errors(include_url=False)
+        # A misspelt field shows up as an unknown one plus a missing one; the unknown one explains both.
+        err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
         loc = list(err["loc"])
         msg = err["msg"]
         m = _MARKER.match(msg)
@@ -216,12 +219,16 @@ def parse_survey(text: str, file: str = "<text>") -> SurveyDefinition:
         elif err["type"] == "missing":
             msg = "required field is missing"
         elif err["type"] == "extra_forbidden":
-            msg = f"unknown field '{loc[-1]}'"
+            missing = [str(e["loc"][-1]) for e in errors if e["type"] == "missing" and list(e["loc"][:-1]) == loc[:-1]]
+            close = difflib.get_close_matches(str(loc[-1]), missing, n=1, cutoff=0.6)
+            msg = f"unknown field '{loc[-1]}'" + (f" (did you mean '{close[0]}'?)" if close else "")
+            if close:
+                errors = [e for e in errors if not (e["type"] == "missing" and str(e["loc"][-1]) == close[0])]
         elif "input" in err and not isinstance(err["input"], (dict, list)):
             msg = f"{msg}, got {err['input']!r}"
         # Union members add their type names to the location; they are not fields.
         loc = [p for p in loc if not (isinstance(p, str) and ("[" in p or p in ("int", "float", "str")))]
-        more = len(exc.errors()) - 1
+        more = len(errors) - 1
         raise SurveyError(file, path_text(loc), msg + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""),
                           index.line_of(loc)) from None
 
@@ -423,7 +430,7 @@ class SurveyFlow(Flow):
         nxt, not_asked, rule = self._after(survey, q, value)
         step = Step().add("answered", question_id=q.question_id, question_type=q.question_type, text=q.text,
                           answer=value, next=nxt, not_asked=not_asked, rule=rule)
-        return self._maybe_end(step, state, nxt, answered=1)
+        return self._maybe_end(step, state, nxt, answered=1, skipped=0)
 
     def cmd_skip(self, state: dict, question_id: Optional[str] = None) -> Step:
         survey = self._survey(state)
@@ -438,7 +445,7 @@ class SurveyFlow(Flow):
         # No answer means no skip rule on this question can fire: carry on in order.
         nxt, not_asked, _ = self._after(survey, q, None)
         step = Step().add("skipped", question_id=q.question_id, next=nxt, not_asked=not_asked)
-        return self._maybe_end(step, state, nxt, answered=0)
+        return self._maybe_end(step, state, nxt, answered=0, skipped=1)
 
     def cmd_stop(self, state: dict) -> Step:
         if state["stage"] == "ended":
@@ -484,10 +491,11 @@ class SurveyFlow(Flow):
         return (ids[k + 1] if k + 1 < len(ids) else None), [], None
 
     @staticmethod
-    def _maybe_end(step: Step, state: dict, nxt: Optional[str], answered: int) -> Step:
+    def _maybe_end(step: Step, state: dict, nxt: Optional[str], answered: int, skipped: int) -> Step:
+        """End the survey in the same step when nothing is left to ask (counts include this step's question)."""
         if nxt is None:
             step.add("ended", reason="completed", answered=len(state["answers"]) + answered,
-                     skipped=len(state["skipped"]) + (1 - answered))
+                     skipped=len(state["skipped"]) + skipped)
             step.status = "completed"
         return step
 

@@ -216,6 +216,12 @@ def bank_changed() -> None:
     _bank_generation += 1
 
 
+def bank_count(store: Store) -> int:
+    marks = ", ".join("?" for _ in BANK_SOURCES)
+    return int(store.cursor().execute(f"SELECT count(*) FROM items WHERE source IN ({marks})",
+                                      list(BANK_SOURCES)).fetchall()[0][0])
+
+
 def bank_items(store: Store, subject: str, level: str) -> list[Item]:
     """Every approved bank question (local, past, us) for a course."""
     marks = ", ".join("?" for _ in BANK_SOURCES)
