@@ -20,3 +20,18 @@ def library():
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "workbench.duckdb"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Close DuckDB connections still open (cached app resources) so the run ends cleanly."""
+    import gc
+
+    import duckdb
+    gc.collect()
+    for obj in gc.get_objects():
+        if isinstance(obj, duckdb.DuckDBPyConnection):
+            try:
+                obj.close()
+            except duckdb.Error:
+                pass  # already closed
+    gc.collect()

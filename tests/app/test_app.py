@@ -16,6 +16,7 @@ def app(tmp_path: Path, monkeypatch):
     from pages import shared
     shared._open.clear()
     yield AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    shared._open(str(tmp_path / "app.duckdb")).store.close()  # stops its snapshot thread too
     shared._open.clear()
 
 
