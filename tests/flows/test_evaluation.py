@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -11,7 +10,7 @@ from core.blueprints.library import Library
 from core.blueprints.loader import parse_text
 from core.flows.base import Context, FlowError, Runner
 from core.flows.evaluation import EvaluationFlow
-from core.store import Store, repo, sessions
+from core.store import repo, sessions
 
 MATH = "MATH-FUNDAMENTALS-L1"
 NET = "NETWORKING-BASICS-L1"
@@ -54,35 +53,12 @@ SKIP_ONLY_ASSESSMENT = OPEN_ASSESSMENT.replace('"TEST-OPEN"', '"TEST-SKIP"').rep
     "allow_review: true", "allow_review: false")
 
 
-class Clock:
-    def __init__(self, t: float = 1_700_000_000.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += seconds
-
-
 @pytest.fixture(scope="module")
 def lib():
     library = Library.load(exercise=False)
     for text, name in ((OPEN_ASSESSMENT, "test-open.yaml"), (SKIP_ONLY_ASSESSMENT, "test-skip.yaml")):
         library.add_loaded(parse_text(text, name))
     return library
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    s = Store(tmp_path / "workbench.duckdb")
-    yield s
-    s.close()
 
 
 def make(store, lib, clock) -> Runner:

@@ -16,19 +16,6 @@ from core.store import Store, repo
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class Clock:
-    def __init__(self, t: float = 1_000_000.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
 @pytest.fixture
 def runner(db_path, library, clock):
     store = Store(db_path)

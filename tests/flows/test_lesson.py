@@ -5,40 +5,14 @@ import json
 
 import pytest
 
-from core.blueprints.library import Library
 from core.flows.base import Context, FlowError, Runner
 from core.flows.lesson import LessonFlow
 from core.flows.survey import SurveyFlow
-from core.store import Store, repo, sessions
+from core.store import repo, sessions
 
 ADD, SUB, MUL = "MATH.ARITH.ADD.2DIGIT", "MATH.ARITH.SUB.2DIGIT", "MATH.ARITH.MUL.SINGLE"
 # Written-answer skills: their keys are not among the options, so a leak of the key is visible in the view.
 WRITTEN = ("SQA.MATH.N5.EXPAND_BRACKETS", "SQA.MATH.H.DIFFERENTIATE", "SQA.MATH.N5.FACTORISE")
-
-
-class Clock:
-    def __init__(self, t: float = 1_000_000.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture(scope="module")
-def library():
-    return Library.load(exercise=False)
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = Store(tmp_path / "workbench.duckdb")
-    yield store
-    store.close()
-
-
-@pytest.fixture
-def clock():
-    return Clock()
 
 
 def make_runner(store, library, clock=None) -> Runner:

@@ -6,26 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from core.blueprints.library import Library
 from core.flows.base import Context, FlowError, Runner
 from core.flows.lesson import LessonFlow
 from core.flows.survey import (MAX_FREE_TEXT, SurveyDefinition, SurveyError, SurveyFlow, load_survey,
                                load_survey_file, parse_survey, survey_answers)
-from core.store import Store, sessions
+from core.store import sessions
 
 SHIPPED = Path(__file__).resolve().parents[2] / "blueprints" / "surveys" / "exit_ticket.yaml"
-
-
-@pytest.fixture(scope="module")
-def library():
-    return Library.load(exercise=False)
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = Store(tmp_path / "workbench.duckdb")
-    yield store
-    store.close()
 
 
 def make_runner(store, library) -> Runner:
