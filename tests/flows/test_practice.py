@@ -188,3 +188,18 @@ def test_adaptive_practice_targets_the_weakest_domain_with_a_rationale(runner):
     assert view["rationale"]["domain"] == weak
     assert view["rationale"]["target_difficulty"] < view["rationale"]["estimated_ability"]
     assert "below the current estimate" in view["rationale"]["reason"]
+
+
+def test_a_thousand_questions_for_one_student_across_sessions_without_a_repeat(runner):
+    stems, keys = set(), set()
+    for session in range(10):
+        sid = runner.start("practice", "marathon", {"subject": "Mathematics", "level": "Nat 5", "seed": session})
+        for _ in range(100):
+            q = runner.view(sid)["question"]
+            item = repo.load_item(runner.ctx.store, q["id"])
+            assert q["stem"] not in stems and item.content_key not in keys, f"repeat in session {session}"
+            stems.add(q["stem"])
+            keys.add(item.content_key)
+            runner.command(sid, "skip")
+        runner.command(sid, "stop")
+    assert len(stems) == 1000
