@@ -246,3 +246,17 @@ def test_read_only_store_refuses_writes(db_path):
     with pytest.raises(Exception, match="read-only"):
         store.write(lambda cur: None)
     store.close()
+
+
+def test_appending_after_someone_else_is_a_sequence_conflict(db_path):
+    from core.store import sessions
+    from core.store.sessions import SequenceConflict
+    store = Store(db_path)
+    sid = sessions.create_session(store, "practice", "amy", {})
+    assert sessions.append_events(store, sid, 0, [("a", {"n": 1})]) == 1
+    with pytest.raises(SequenceConflict):
+        sessions.append_events(store, sid, 0, [("b", {"n": 2})])   # a second tab that had not seen event 1
+    assert [e["type"] for e in sessions.load_events(store, sid)] == ["a"]
+    assert sessions.append_events(store, sid, 1, [("b", {"n": 2}), ("c", {})], status="completed") == 3
+    assert sessions.get_session(store, sid)["status"] == "completed"
+    store.close()
