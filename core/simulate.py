@@ -169,8 +169,11 @@ class Simulation:
 
     # ------------------------------------------------------------------
     def run(self, students: int, practice_sessions: int = 2, questions: int = 8, exams: int = 1,
-            lessons: int = 1, progress: Optional[Callable[[int, int], None]] = None) -> dict:
-        roster = [SimulatedStudent(f"student{n + 1:03d}", round(self.rng.gauss(0, 1), 3)) for n in range(students)]
+            lessons: int = 1, progress: Optional[Callable[[int, int], None]] = None,
+            names: Optional[list[str]] = None) -> dict:
+        """Simulate ``students`` students (named by ``names`` when given, e.g. a class roster's ids)."""
+        names = names or [f"student{n + 1:03d}" for n in range(students)]
+        roster = [SimulatedStudent(names[n], round(self.rng.gauss(0, 1), 3)) for n in range(students)]
         for n, student in enumerate(roster):
             self.clock.advance(self.rng.uniform(0, self.days * 86400 / max(1, students)))
             for k in range(practice_sessions):

@@ -127,6 +127,52 @@ CREATE TABLE seen (
 );
 CREATE INDEX seen_by_stem ON seen (student, stem_key);
 """),
+    (3, "classes, roster, assignments, item review history, sign-in attempts", """
+CREATE TABLE classes (
+    code VARCHAR PRIMARY KEY,
+    name VARCHAR NOT NULL,
+    subject VARCHAR,
+    level VARCHAR,
+    allow_unknown_names BOOLEAN NOT NULL DEFAULT false,
+    approved_items_only BOOLEAN NOT NULL DEFAULT false,
+    demo BOOLEAN NOT NULL DEFAULT false,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+CREATE TABLE roster (
+    class_code VARCHAR NOT NULL,
+    student VARCHAR NOT NULL,
+    display_name VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (class_code, student)
+);
+CREATE TABLE assignments (
+    id VARCHAR PRIMARY KEY,
+    class_code VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,
+    title VARCHAR NOT NULL,
+    config JSON NOT NULL,
+    opens_at TIMESTAMP NOT NULL,
+    closes_at TIMESTAMP NOT NULL,
+    time_limit_minutes DOUBLE,
+    created_by VARCHAR,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+CREATE TABLE item_history (
+    item_id VARCHAR NOT NULL,
+    seq INTEGER NOT NULL,
+    action VARCHAR NOT NULL,
+    actor VARCHAR,
+    note VARCHAR,
+    changes JSON,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (item_id, seq)
+);
+CREATE TABLE sign_in_attempts (
+    who VARCHAR NOT NULL,
+    ok BOOLEAN NOT NULL,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+"""),
 ]
 
 
