@@ -76,6 +76,17 @@ class QuestionSource:
             cached[1].update(it.id for it in items)
             cached[2].update(stem_key(it) for it in items)
 
+    def approved_candidates(self, subject: str, level: str, outcome_id: str, unseen_by: Optional[str] = None,
+                            order_seed: str = "", limit: int = 20) -> list[Item]:
+        """Teacher-approved questions (banks and reviewed drafts) for an outcome."""
+        items = [it for it in repo.approved_items(self.store, subject, level) if outcome_id in it.outcome_ids]
+        if unseen_by is not None:
+            content, stems = self.seen(unseen_by)
+            items = [it for it in items if it.content_key not in content and it.id not in content
+                     and stem_key(it) not in stems]
+        items.sort(key=lambda it: hashlib.sha256(f"{it.id}|{order_seed}".encode()).digest())
+        return items[:limit]
+
     def bank_candidates(self, subject: str, level: str, outcome_id: str, sources: tuple[str, ...],
                         unseen_by: Optional[str] = None, order_seed: str = "", limit: int = 20) -> list[Item]:
         if not level_is_nat5_plus(level):

@@ -20,6 +20,7 @@ from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import fetch_question
 from core.items.generator import Item
 from core.sources import NoQuestions, QuestionSource, stem_key
+from core.store import school
 
 SQA_GRADES = [("A", 70.0), ("B", 60.0), ("C", 50.0), ("D", 40.0), ("No award", 0.0)]
 GRACE_SECONDS = 5.0   # answers in flight when the clock runs out still count
@@ -33,7 +34,10 @@ def grade_for(percent: float, bands=SQA_GRADES) -> str:
 
 
 def available_marks(source: QuestionSource, subject: str, level: str, outcome_id: str,
-                    calculator: bool) -> set[int]:
+                    calculator: bool, approved_only: bool = False) -> set[int]:
+    if approved_only:
+        return {it.marks for it in source.approved_candidates(subject, level, outcome_id, limit=10_000)
+                if calculator or it.calculator != "required"}
     marks = set()
     for skill in source.blueprints_for(subject, level, outcome_id, calculator):
         marks.add(source.library.generator(skill).bp.evaluation.total_marks())
@@ -101,6 +105,10 @@ class ExamFlow(Flow):
         return {"student": session["student"], "subject": cfg["subject"], "level": cfg["level"],
                 "seed": str(cfg.get("seed", session["id"])), "exam_count": int(cfg.get("exam_count", 1)),
                 "time_limit_minutes": cfg.get("time_limit_minutes"), "session_id": session["id"],
+                # An assigned paper is the same for the whole class: novelty is judged for the
+                # paper, not the student, so every student's assembly draws the same questions.
+                "paper_key": cfg.get("paper_key"), "assignment_id": cfg.get("assignment_id"),
+                "approved_only": bool(cfg.get("approved_only")),
                 "stage": "new", "package": None, "saved": {}, "marking": None, "deadline": None,
                 "remediation": None}
 
@@ -146,11 +154,13 @@ class ExamFlow(Flow):
 
     def assemble(self, state: dict) -> Step:
         source = self.ctx.source
-        subject, level, student = state["subject"], state["level"], state["student"]
+        subject, level = state["subject"], state["level"]
+        student = state.get("paper_key") or state["student"]
         try:
             spec = source.spec(subject, level)
         except NoQuestions as exc:
             raise FlowError(str(exc)) from None
+        approved_only = bool(state.get("approved_only")) or school.approved_only_for(self.ctx.store, state["student"])
         rng = random.Random(f"exam|{student}|{subject}|{level}|{state['seed']}|{state['exam_count']}")
         step = Step()
         avoid: set[str] = set()
@@ -158,7 +168,7 @@ class ExamFlow(Flow):
         number = 0
         for s_index, section in enumerate(spec.assessment_structure):
             calc = section.calculator_allowed
-            outcome_marks = {o: available_marks(source, subject, level, o, calc) for o in section.outcome_ids}
+            outcome_marks = {o: available_marks(source, subject, level, o, calc, approved_only) for o in section.outcome_ids}
             missing = [o for o, m in outcome_marks.items() if not m]
             try:
                 slots = plan_section(section.marks, outcome_marks, rng)
@@ -172,7 +182,7 @@ class ExamFlow(Flow):
                     fetched = fetch_question(source, student, subject, level,
                                              seed=f"{state['seed']}/{state['exam_count']}/{s_index}/{q_index}",
                                              target_outcome=outcome, avoid=avoid, calculator=calc,
-                                             marks=None if scaled else marks)
+                                             marks=None if scaled else marks, approved_only=approved_only)
                 except NoQuestions as exc:
                     raise FlowError(str(exc)) from None
                 item = fetched.item

@@ -51,10 +51,15 @@ def choose_outcome(outcomes: list, recent: list[str], counts: dict[str, int], rn
     return pool[-1].id
 
 
-def suppliable_outcomes(source: QuestionSource, subject: str, level: str, calculator: Optional[bool] = None) -> list:
+def suppliable_outcomes(source: QuestionSource, subject: str, level: str, calculator: Optional[bool] = None,
+                        approved_only: bool = False) -> list:
     spec = source.spec(subject, level)
     out = []
     for o in spec.outcomes:
+        if approved_only:
+            if source.approved_candidates(subject, level, o.id, limit=1):
+                out.append(o)
+            continue
         if source.blueprints_for(subject, level, o.id, calculator) or source.llm is not None:
             out.append(o)
         elif source.get_local_questions(subject, level, o.id, 1) or source.get_us_or_past_questions(subject, level, o.id, 1):
@@ -65,7 +70,7 @@ def suppliable_outcomes(source: QuestionSource, subject: str, level: str, calcul
 def fetch_question(source: QuestionSource, student: str, subject: str, level: str, seed: Any,
                    target_outcome: Optional[str] = None, avoid: Optional[set[str]] = None,
                    calculator: Optional[bool] = None, marks: Optional[int] = None,
-                   difficulty: Optional[str] = None) -> Fetched:
+                   difficulty: Optional[str] = None, approved_only: bool = False) -> Fetched:
     """One question for a student, unseen wherever possible.
 
     ``avoid`` holds content and stem keys already used in this session but not
@@ -78,7 +83,7 @@ def fetch_question(source: QuestionSource, student: str, subject: str, level: st
 
     outcome = target_outcome
     if outcome is None:
-        options = suppliable_outcomes(source, subject, level, calculator)
+        options = suppliable_outcomes(source, subject, level, calculator, approved_only)
         outcome = choose_outcome(options, sessions.recent_outcomes(source.store, student),
                                  sessions.outcome_counts(source.store, student), rng)
     else:
@@ -88,6 +93,17 @@ def fetch_question(source: QuestionSource, student: str, subject: str, level: st
                               f"outcomes: {', '.join(sorted(known))}")
 
     order = f"{student}|{seed}"
+    if approved_only:
+        # The class receives teacher-approved questions only: no live generation, no variants.
+        for item in source.approved_candidates(subject, level, outcome, unseen_by=student, order_seed=order):
+            if calculator is False and item.calculator == "required":
+                continue
+            if marks is not None and item.marks != marks:
+                continue
+            if item.content_key not in avoid and stem_key(item) not in avoid:
+                return Fetched(item, outcome, item.source)
+        raise NoQuestions(f"no approved question left for outcome {outcome} ({subject} {level}) that this student "
+                          f"has not seen: ask the teacher to approve more on the Review page")
     candidates = source.get_local_questions(subject, level, outcome, 10, unseen_by=student, order_seed=order)
     candidates += source.get_us_or_past_questions(subject, level, outcome, 10, unseen_by=student, order_seed=order)
     for item in candidates:

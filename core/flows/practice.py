@@ -21,7 +21,7 @@ from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import fetch_question, suppliable_outcomes
 from core.items.generator import Item
 from core.sources import NoQuestions, stem_key
-from core.store import sessions
+from core.store import school, sessions
 
 ADAPTIVE_OFFSET = 0.3       # serve items this far (in logits) below the current estimate
 ADAPTIVE_STEP = 0.8         # first update's step size; shrinks as evidence accumulates
@@ -57,6 +57,7 @@ class PracticeFlow(Flow):
                 raise FlowError(f"practice needs a {field}")
         return {
             "student": session["student"], "subject": cfg["subject"], "level": cfg["level"],
+            "approved_only": bool(cfg.get("approved_only")),
             "outcome": cfg.get("outcome"),
             "mode": cfg.get("mode", "practice"), "seed": str(cfg.get("seed", session["id"])),
             "stage": "new", "current": None, "last": None, "presented": 0,
@@ -194,12 +195,13 @@ class PracticeFlow(Flow):
         seed = f"{state['seed']}/{state['presented']}"
         avoid = set(state["used"])
         rationale = None
+        approved_only = bool(state.get("approved_only")) or school.approved_only_for(self.ctx.store, state["student"])
         try:
-            if state["mode"] == "adaptive":
+            if state["mode"] == "adaptive" and not approved_only:
                 item, outcome, route, rationale = self._adaptive_pick(state, seed, avoid)
             else:
                 fetched = fetch_question(self.ctx.source, state["student"], state["subject"], state["level"], seed,
-                                         target_outcome=state["outcome"], avoid=avoid)
+                                         target_outcome=state["outcome"], avoid=avoid, approved_only=approved_only)
                 item, outcome, route = fetched.item, fetched.outcome_id, fetched.route
         except NoQuestions as exc:
             raise FlowError(str(exc)) from None

@@ -222,6 +222,15 @@ def bank_count(store: Store) -> int:
                                       list(BANK_SOURCES)).fetchall()[0][0])
 
 
+def approved_items(store: Store, subject: str, level: str) -> list[Item]:
+    """Every approved question for a course, whatever its source (banks and reviewed drafts)."""
+    cur = store.cursor().execute(
+        "SELECT * FROM items WHERE status = 'approved' AND lower(subject) = lower(?) AND lower(level) = lower(?) "
+        "ORDER BY id", [subject, level])
+    names = [d[0] for d in cur.description]
+    return [row_to_item(_decode(dict(zip(names, r)))) for r in cur.fetchall()]
+
+
 def bank_items(store: Store, subject: str, level: str) -> list[Item]:
     """Every approved bank question (local, past, us) for a course."""
     marks = ", ".join("?" for _ in BANK_SOURCES)

@@ -217,3 +217,11 @@ def recent_failures(store: Store, who: str, seconds: float) -> tuple[int, Option
         "AND created_at > coalesce((SELECT max(created_at) FROM sign_in_attempts WHERE who = ? AND ok), TIMESTAMP '1970-01-01')",
         [who, since, who]).fetchall()
     return int(rows[0][0]), rows[0][1]
+
+
+def approved_only_for(store: Store, student: str) -> bool:
+    """Whether any class the student is in receives approved items only."""
+    rows = store.cursor().execute(
+        "SELECT bool_or(c.approved_items_only) FROM classes c JOIN roster r ON r.class_code = c.code WHERE r.student = ?",
+        [student]).fetchall()
+    return bool(rows and rows[0][0])

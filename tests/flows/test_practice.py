@@ -203,3 +203,23 @@ def test_a_thousand_questions_for_one_student_across_sessions_without_a_repeat(r
             runner.command(sid, "skip")
         runner.command(sid, "stop")
     assert len(stems) == 1000
+
+
+def test_a_class_set_to_approved_items_only_gets_no_generated_items(runner):
+    from core.classes import add_student, create_class
+    from core.store import school
+    from core.workbench import import_shipped_banks
+    store = runner.ctx.store
+    import_shipped_banks(store)
+    create_class(store, "APPROVED", "Approved only", "Mathematics", "Nat 5")
+    sid_student = add_student(store, "APPROVED", "Quinn")
+    school.update_class(store, "APPROVED", approved_items_only=True)
+    approved = {it.id for it in runner.ctx.source.approved_candidates("Mathematics", "Nat 5", "MNU-5-02", limit=100)}
+    assert approved
+    sid = runner.start("practice", sid_student, {"subject": "Mathematics", "level": "Nat 5", "outcome": "MNU-5-02"})
+    served = set()
+    with pytest.raises(FlowError, match="approve more"):
+        for _ in range(len(approved) + 1):
+            served.add(runner.view(sid)["question"]["id"])
+            runner.command(sid, "skip")
+    assert served == approved
