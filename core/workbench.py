@@ -50,7 +50,9 @@ def open_workbench(db_path: Union[str, Path, None] = None, blueprints: Union[str
     Blueprint versions are kept by content hash, so opening again stores only
     what changed on disk since the last run.
     """
-    library = Library.load(blueprints)
+    # Compile-only: starting the app stays quick; levels are exercised by `python -m core validate`
+    # and by the Blueprints page, and a level that fails at generation says so when used.
+    library = Library.load(blueprints, exercise=False)
     store = Store(db_path)
     valid = [lb for lb in library.all_loaded()]
     new = repo.sync_blueprints(store, valid)
