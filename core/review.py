@@ -28,7 +28,7 @@ def _set(store: Store, item_ids: list[str], status: str, action: str, reviewer: 
     def run(cur) -> int:
         done = 0
         for item_id in item_ids:
-            if not cur.execute("SELECT 1 FROM items WHERE id = ?", [item_id]).fetchall():
+            if not school.item_exists(cur, item_id):
                 raise ReviewError(f"Item {item_id} no longer exists; reload the queue.")
             school.set_item_status(cur, item_id, status, reviewer, note)
             school.record_item_action(cur, item_id, action, reviewer, note, None)
@@ -60,8 +60,10 @@ def edit_and_approve(store: Store, item_id: str, stem: str, answer_key: str, exp
             raise ReviewError("Two options are the same; every option must be different.")
         if answer_key not in options:
             raise ReviewError("The answer key must be one of the options.")
-        fields["options"] = options
-        fields["correct_index"] = options.index(answer_key)
+        if options != list(item["options"]):
+            fields["options"] = options
+        if options.index(answer_key) != item["correct_index"]:
+            fields["correct_index"] = options.index(answer_key)
     for name, new in (("stem", stem), ("answer_key", answer_key), ("explanation", (explanation or "").strip())):
         if new != (item[name] or ""):
             fields[name] = new

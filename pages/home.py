@@ -1,8 +1,10 @@
-"""Home: what the workbench holds."""
+"""Teacher home: what the workbench holds."""
 import streamlit as st
 
 from pages import shared
 
+shared.require("teacher")
+shared.teacher_banner()
 wb = shared.workbench()
 summary = wb.summary()
 st.title("Teacher Workbench")
@@ -13,6 +15,6 @@ cols[1].metric("Assessments", summary["assessments"])
 cols[2].metric("Course specs", summary["course_specs"])
 cols[3].metric("Stored items", summary["items"])
 if summary["library_errors"]:
-    st.warning(f"{summary['library_errors']} blueprint problem(s) found; run `python -m core validate blueprints` to see them.")
+    st.warning(f"{summary['library_errors']} blueprint problem(s) found; open Blueprints to see them.")
     for issue in wb.library.report.errors()[:20]:
         st.text(str(issue))

@@ -2,16 +2,29 @@
 from __future__ import annotations
 
 import os
+import re
+from typing import Any, Optional
 
 import streamlit as st
 
+from core.auth import teacher_passcode
+from core.flows.base import Runner
+from core.flows.registry import make_runner
 from core.store import DatabaseBusy, StoreError
 from core.workbench import Workbench, open_workbench
 
 
 @st.cache_resource(show_spinner="Opening the database…")
 def _open(db_path: str | None) -> Workbench:
-    return open_workbench(db_path, snapshot_interval_s=300)
+    # Snapshots for notebooks every five minutes; WORKBENCH_SNAPSHOT_INTERVAL=0 turns them off.
+    interval = float(os.environ.get("WORKBENCH_SNAPSHOT_INTERVAL", "300"))
+    return open_workbench(db_path, snapshot_interval_s=interval or None)
+
+
+@st.cache_resource
+def _runner(db_path: str | None) -> Runner:
+    wb = _open(db_path)
+    return make_runner(wb.store, wb.library)
 
 
 def workbench() -> Workbench:
@@ -25,3 +38,84 @@ def workbench() -> Workbench:
         st.error(str(exc))
         st.stop()
     raise AssertionError("unreachable")
+
+
+def runner() -> Runner:
+    """The process's session runner (flows keep their state in the database; this caches it)."""
+    workbench()
+    return _runner(os.environ.get("WORKBENCH_DB"))
+
+
+def secrets() -> dict:
+    """Streamlit secrets as a plain dict ({} when no secrets file exists)."""
+    try:
+        return dict(st.secrets)
+    except (FileNotFoundError, KeyError, OSError):
+        return {}
+    except Exception as exc:  # noqa: BLE001 - streamlit raises its own error type for a malformed secrets.toml
+        st.warning(f"The secrets file could not be read ({exc}); using the environment instead.")
+        return {}
+
+
+def user() -> Optional[dict]:
+    return st.session_state.get("user")
+
+
+def require(role: str) -> dict:
+    """The signed-in user of this role; any other visitor is stopped (navigation hides the page too)."""
+    who = user()
+    if not who or who.get("role") != role:
+        st.error("This page is not available to you. Sign in with the right account.")
+        st.stop()
+    return who
+
+
+def teacher_banner() -> None:
+    """Shown on every teacher page while the demo passcode still works."""
+    if teacher_passcode(secrets()).is_demo:
+        st.warning("The demo teacher passcode is in use. Set `teacher_passcode_hash` in `.streamlit/secrets.toml` "
+                   "or `WORKBENCH_TEACHER_PASSCODE` in the environment before real students use the workbench.")
+
+
+def error(exc: Exception) -> None:
+    """A user-caused error as a sentence, never a stack trace."""
+    st.error(str(exc))
+
+
+_SPACED_MATHS = re.compile(r"\$\s*([^$\n]+?)\s*\$")
+
+
+def stem(text: str) -> None:
+    """A question's text; maths between $...$ is rendered by Streamlit's markdown.
+
+    Blueprints often write "$ x + 1 $"; Streamlit renders maths only when the
+    dollars touch it, so the spaces are closed up first.
+    """
+    st.markdown(_SPACED_MATHS.sub(r"$\1$", text))
+
+
+def item_card(item: dict[str, Any], with_key: bool) -> None:
+    """One stored item (a row from the items table): stem, options and, for teachers, key and explanation."""
+    stem(item["stem"])
+    options = item.get("options") or []
+    for k, option in enumerate(options):
+        mark = " ✅" if with_key and item.get("correct_index") == k else ""
+        st.markdown(f"**{chr(65 + k)}.** {option}{mark}")
+    if with_key:
+        st.markdown(f"**Answer:** {item.get('answer_key') or item.get('correct_answer')}")
+        if item.get("explanation"):
+            st.caption(item["explanation"])
+
+
+def demo_ready(wb: Workbench) -> None:
+    """On first run, load the demo class with simulated history (once per database)."""
+    from core.demo import ensure_demo
+    from core.store import school
+    if st.session_state.get("_demo_checked") or school.list_classes(wb.store):
+        st.session_state["_demo_checked"] = True
+        return
+    bar = st.progress(0.0, text="First run: loading a demo class with simulated history…")
+    ensure_demo(wb.store, wb.library, progress=lambda done, total: bar.progress(done / total,
+                                                                              text=f"Simulating student {done} of {total}…"))
+    bar.empty()
+    st.session_state["_demo_checked"] = True

@@ -1,12 +1,15 @@
 """Shared fixtures: the shipped library (loaded once) and temporary databases."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# The app's periodic snapshot thread would outlive each AppTest; tests publish snapshots explicitly.
+os.environ.setdefault("WORKBENCH_SNAPSHOT_INTERVAL", "0")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

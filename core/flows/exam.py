@@ -12,6 +12,7 @@ feedback until the exam is submitted; the server enforces the time limit.
 """
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, Optional
 
@@ -34,63 +35,72 @@ def grade_for(percent: float, bands=SQA_GRADES) -> str:
 
 
 def available_marks(source: QuestionSource, subject: str, level: str, outcome_id: str,
-                    calculator: bool, approved_only: bool = False) -> set[int]:
+                    calculator: bool, approved_only: bool = False) -> dict[int, float]:
+    """How many questions of each marks value an outcome can supply (blueprints: without limit)."""
+    supply: dict[int, float] = {}
     if approved_only:
-        return {it.marks for it in source.approved_candidates(subject, level, outcome_id, limit=10_000)
-                if calculator or it.calculator != "required"}
-    marks = set()
+        for it in source.approved_candidates(subject, level, outcome_id, limit=10_000):
+            if calculator or it.calculator != "required":
+                supply[it.marks] = supply.get(it.marks, 0) + 1
+        return supply
     for skill in source.blueprints_for(subject, level, outcome_id, calculator):
-        marks.add(source.library.generator(skill).bp.evaluation.total_marks())
-    for item in source.get_local_questions(subject, level, outcome_id, 50) + \
-            source.get_us_or_past_questions(subject, level, outcome_id, 50):
+        supply[source.library.generator(skill).bp.evaluation.total_marks()] = math.inf
+    for item in source.get_local_questions(subject, level, outcome_id, 200) + \
+            source.get_us_or_past_questions(subject, level, outcome_id, 200):
         if calculator or item.calculator != "required":
-            marks.add(item.marks)
-    return marks
+            supply[item.marks] = supply.get(item.marks, 0) + 1
+    return supply
 
 
-def plan_section(total: int, outcome_marks: dict[str, set[int]], rng: random.Random) -> list[tuple[str, int]]:
+def _reachable(total: int, values: set[int]) -> list[bool]:
+    reach = [False] * (total + 1)
+    reach[0] = True
+    for t in range(1, total + 1):
+        reach[t] = any(v <= t and reach[t - v] for v in values)
+    return reach
+
+
+def plan_section(total: int, outcome_marks: dict[str, Any], rng: random.Random) -> list[tuple[str, int]]:
     """Split a section's marks into (outcome, marks) slots that add up exactly.
 
-    Outcomes take turns; each slot takes a marks value that outcome's
-    questions carry, chosen so the rest can still be made up exactly
-    (a coin-change table says which totals are reachable).
+    ``outcome_marks`` gives, per outcome, how many questions of each marks
+    value it can supply (a set means: without limit). Outcomes take turns;
+    each slot takes a value that outcome still has, chosen so the rest can
+    still be made up exactly (a coin-change table over what is left says which
+    totals are reachable). When nothing adds up exactly (every question worth
+    3, the section worth 35), the last slot is worth the remainder and its
+    question is marked out of that, as the seed's override does; it is
+    returned with negative marks so the caller knows.
     """
-    values = sorted({m for ms in outcome_marks.values() for m in ms if m > 0})
-    if not values:
+    supply = {o: ({m: math.inf for m in ms} if isinstance(ms, (set, frozenset, list)) else dict(ms))
+              for o, ms in outcome_marks.items()}
+    outcomes = [o for o in supply if any(c > 0 and m > 0 for m, c in supply[o].items())]
+    if not outcomes:
         raise NoQuestions(f"no question source covers the outcomes {', '.join(outcome_marks)}")
-    reachable = [False] * (total + 1)
-    reachable[0] = True
-    for t in range(1, total + 1):
-        reachable[t] = any(v <= t and reachable[t - v] for v in values)
-    target = total
-    while not reachable[target]:
-        target -= 1
-    # When the questions' marks cannot add up to the section exactly (every
-    # question worth 3, section worth 35), the last slot is worth the
-    # remainder and its question is marked out of that (the seed's override).
-    remainder = total - target
     slots: list[tuple[str, int]] = []
-    remaining = target
-    outcomes = [o for o in outcome_marks if outcome_marks[o]]
+    remaining = total
     turn = 0
     while remaining > 0:
+        values = {m for o in outcomes for m, c in supply[o].items() if c > 0 and m > 0}
+        reach = _reachable(remaining, values)
+        target = max(t for t in range(remaining + 1) if reach[t])
+        if target == 0:
+            break
         for k in range(len(outcomes)):
             outcome = outcomes[(turn + k) % len(outcomes)]
-            fits = [m for m in outcome_marks[outcome] if m <= remaining and reachable[remaining - m]]
+            fits = [m for m, c in supply[outcome].items() if c > 0 and 0 < m <= target and reach[target - m]]
             if fits:
                 # Smaller questions are more common in a real paper; weight them up.
-                weights = [1.0 / m for m in fits]
-                marks = rng.choices(fits, weights)[0]
+                marks = rng.choices(sorted(fits), [1.0 / m for m in sorted(fits)])[0]
                 slots.append((outcome, marks))
+                supply[outcome][marks] -= 1
                 remaining -= marks
                 turn += k + 1
                 break
-        else:  # pragma: no cover - reachable[] guarantees some outcome fits
-            raise NoQuestions(f"cannot complete a section of {total} marks")
-    if remainder:
-        outcome = outcomes[turn % len(outcomes)]
-        smallest = min(outcome_marks[outcome])
-        slots.append((outcome, -remainder if smallest != remainder else remainder))
+        else:  # pragma: no cover - the reachability table guarantees some outcome fits
+            break
+    if remaining > 0:
+        slots.append((outcomes[turn % len(outcomes)], -remaining))
     return slots
 
 

@@ -160,6 +160,10 @@ def item_history(store: Store, item_id: str) -> list[dict]:
     return rows
 
 
+def item_exists(cur: duckdb.DuckDBPyConnection, item_id: str) -> bool:
+    return bool(cur.execute("SELECT 1 FROM items WHERE id = ?", [item_id]).fetchall())
+
+
 def set_item_status(cur: duckdb.DuckDBPyConnection, item_id: str, status: str, reviewer: Optional[str],
                     notes: Optional[str]) -> None:
     cur.execute("UPDATE items SET status = ?, reviewer = ?, review_notes = coalesce(?, review_notes) WHERE id = ?",

@@ -185,3 +185,12 @@ def test_session_killed_mid_way_resumes_with_every_recorded_answer(db_path, libr
     assert runner.command(sid, "answer", item_id=item.id, answer=item.correct_answer
                           if not item.options else item.options[item.correct_index])["feedback"]["correct"]
     store.close()
+
+
+def test_exam_with_the_shipped_banks_still_adds_up(runner):
+    from core.workbench import import_shipped_banks
+    import_shipped_banks(runner.ctx.store)
+    for seed in range(3):
+        sid = runner.start("exam", f"bank{seed}", {"subject": "Mathematics", "level": "Nat 5", "seed": seed})
+        sections = runner.view(sid)["exam"]["sections"]
+        assert [sum(q["marks"] for q in s["questions"]) for s in sections] == [40, 50]

@@ -1,0 +1,305 @@
+"""Mock-exam papers for teachers: what a class paper will hold, keys included, and printable versions.
+
+A paper is assembled exactly as the flows assemble one, without writing
+anything to the database:
+
+* from a course spec (``build_paper``), as the exam flow does for an assigned
+  class paper: novelty is judged for the paper key ``paper:SEED`` rather than a
+  student, so the preview is the paper every student of the class will sit;
+* from an assessment blueprint (``build_evaluation_paper``), as the
+  evaluation flow does for a student who has not been shown any of its items.
+
+The paper dict carries the answer keys and explanations: it is for teachers
+only. ``paper_markdown`` and ``paper_html`` give printable versions, with or
+without the keys.
+"""
+from __future__ import annotations
+
+import html
+import random
+from typing import Any, Callable, Optional
+
+from core.blueprints.library import Library, LibraryError
+from core.flows.base import FlowError
+from core.flows.evaluation import draw_item, plan_slots
+from core.flows.exam import available_marks, plan_section
+from core.flows.fetch import fetch_question
+from core.items.generator import Item
+from core.sources import NoQuestions, QuestionSource, stem_key
+
+EXAM_COUNT = 1   # an assigned paper is a student's first (and only) sitting of that config
+
+Progress = Optional[Callable[[int, int], None]]
+
+
+class PaperError(ValueError):
+    """A paper that cannot be built; the message says why and what to do."""
+
+
+def paper_key(seed: Any) -> str:
+    """The name novelty is judged under for a class paper (the exam flow's ``paper_key``)."""
+    return f"paper:{seed}"
+
+
+def _question(item: Item, number: int, marks: int, section: str, outcome_id: Optional[str], route: str) -> dict:
+    """A question as the student sees it, plus everything a teacher needs (the key)."""
+    return {**item.student_view(), "number": number, "marks": marks, "section": section, "outcome_id": outcome_id,
+            "route": route, "source": item.source, "blueprint_id": item.blueprint_id,
+            "difficulty_level": item.difficulty_level, "calculator": item.calculator,
+            # teacher-only from here on
+            "answer_key": item.correct_answer, "correct_index": item.correct_index,
+            "accepted_answers": list(item.accepted_answers), "explanation": item.explanation,
+            "marking_scheme": item.marking_scheme}
+
+
+# --------------------------------------------------------------------------
+# From a course spec (the exam flow)
+
+
+def build_paper(source: QuestionSource, subject: str, level: str, seed: Any, progress: Progress = None,
+                approved_only: bool = False) -> dict:
+    """The class paper the exam flow assembles for config {subject, level, seed, paper_key: paper:SEED}.
+
+    With ``approved_only`` (a class that gets approved items only) the paper holds
+    teacher-approved questions only, as the flow then draws them.
+    """
+    seed = str(seed).strip()
+    if not seed:
+        raise PaperError("Give the paper a seed (any word or number); the same seed gives the same paper.")
+    student = paper_key(seed)
+    try:
+        spec = source.spec(subject, level)
+    except NoQuestions as exc:
+        raise PaperError(f"{exc}.") from None
+    subject, level = spec.subject, spec.level
+    # The same random stream as ExamFlow.assemble; fetching draws from its own generator,
+    # so planning every section first gives the same slots as planning them one by one.
+    rng = random.Random(f"exam|{student}|{subject}|{level}|{seed}|{EXAM_COUNT}")
+    plans = []
+    for section in spec.assessment_structure:
+        calc = section.calculator_allowed
+        outcome_marks = {o: available_marks(source, subject, level, o, calc, approved_only) for o in section.outcome_ids}
+        try:
+            slots = plan_section(section.marks, outcome_marks, rng)
+        except NoQuestions as exc:
+            fix = ("approve questions for them on the Review page" if approved_only
+                   else "add bank questions or skill blueprints for them")
+            raise PaperError(f"{section.section}: {exc}; {fix}.") from None
+        plans.append((section, slots, [o for o, m in outcome_marks.items() if not m]))
+
+    total = sum(len(slots) for _, slots, _ in plans)
+    done = 0
+    avoid: set[str] = set()
+    sections = []
+    number = 0
+    for s_index, (section, slots, missing) in enumerate(plans):
+        calc = section.calculator_allowed
+        questions = []
+        for q_index, (outcome, marks) in enumerate(slots):
+            scaled = marks < 0   # a remainder slot: any question, marked out of the remainder
+            marks = abs(marks)
+            try:
+                fetched = fetch_question(source, student, subject, level,
+                                         seed=f"{seed}/{EXAM_COUNT}/{s_index}/{q_index}",
+                                         target_outcome=outcome, avoid=avoid, calculator=calc,
+                                         marks=None if scaled else marks, approved_only=approved_only)
+            except NoQuestions as exc:
+                raise PaperError(f"{section.section}: {exc}.") from None
+            item = fetched.item
+            avoid |= {item.content_key, stem_key(item)}
+            number += 1
+            question = _question(item, number, marks if scaled else item.marks, section.section, outcome,
+                                 fetched.route)
+            if scaled and marks != item.marks:
+                question["marked_out_of"] = item.marks
+            questions.append(question)
+            done += 1
+            if progress:
+                progress(done, total)
+        sections.append({"section": section.section, "calculator_allowed": calc, "marks": section.marks,
+                         "time_allowed_minutes": section.time_allowed_minutes, "questions": questions,
+                         "outcomes_without_questions": missing})
+    course_marks = sum(s["marks"] for s in sections)
+    config = {"subject": subject, "level": level, "seed": seed, "paper_key": student}
+    if approved_only:
+        config["approved_only"] = True
+    return {
+        "kind": "exam", "title": f"{spec.title or f'{subject} {level}'}: mock exam",
+        "subject": subject, "level": level, "seed": seed, "paper_key": student, "approved_only": approved_only,
+        "config": config,
+        "total_marks": sum(q["marks"] for s in sections for q in s["questions"]),
+        "question_count": number, "time_allowed_minutes": sum(s["time_allowed_minutes"] for s in sections),
+        "instructions": list(spec.instructions) or [
+            f"Attempt ALL questions. Total marks: {course_marks}.",
+            "Show your working; marks are awarded for each step of a correct method.",
+            "Calculators may only be used in sections marked calculator.",
+        ],
+        "sections": sections,
+    }
+
+
+# --------------------------------------------------------------------------
+# From an assessment blueprint (the evaluation flow)
+
+
+def build_evaluation_paper(library: Library, assessment_id: str, seed: Any, progress: Progress = None) -> dict:
+    """The evaluation the flow assembles for this seed, for a student who has seen none of its items."""
+    seed = str(seed).strip()
+    if not seed:
+        raise PaperError("Give the paper a seed (any word or number); the same seed gives the same paper.")
+    try:
+        bp = library.assessment(assessment_id)
+        generators = {ws.skill_id: library.generator(ws.skill_id) for s in bp.sections for ws in s.skill_blueprints}
+    except LibraryError as exc:
+        raise PaperError(f"{exc}; open Blueprints to fix the assessment.") from None
+    try:
+        slots = plan_slots(bp, generators, random.Random(f"evaluation|{bp.assessment_id}|{bp.version}|{seed}"))
+        used: set[str] = set()
+        never_seen: tuple[set[str], set[str]] = (set(), set())
+        items: dict[str, Item] = {}
+        for n, slot in enumerate(slots):
+            item = draw_item(generators[slot["blueprint_id"]], slot["difficulty_level"], f"{seed}/{n}", used,
+                             never_seen)
+            used |= {item.content_key, stem_key(item)}
+            slot["item_id"] = item.id
+            items[item.id] = item
+            if progress:
+                progress(n + 1, len(slots))
+    except FlowError as exc:
+        raise PaperError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
+    if bp.configuration.shuffle_items:
+        order_rng = random.Random(f"evaluation-order|{bp.assessment_id}|{bp.version}|{seed}")
+        shuffled = []
+        for section in bp.sections:
+            block = [s for s in slots if s["section_id"] == section.section_id]
+            order_rng.shuffle(block)
+            shuffled += block
+        slots = shuffled
+
+    sections = []
+    number = 0
+    for section in bp.sections:
+        questions = []
+        for slot in (s for s in slots if s["section_id"] == section.section_id):
+            item = items[slot["item_id"]]
+            number += 1
+            questions.append(_question(item, number, item.marks, section.title,
+                                       item.outcome_ids[0] if item.outcome_ids else None, "generated"))
+        sections.append({"section": section.title, "section_id": section.section_id, "calculator_allowed": None,
+                         "marks": sum(q["marks"] for q in questions), "time_allowed_minutes": None,
+                         "questions": questions, "outcomes_without_questions": []})
+    cfg = bp.configuration
+    instructions = [f"Answer all {cfg.total_items} questions."]
+    if bp.metadata.description:
+        instructions.insert(0, bp.metadata.description.strip())
+    if cfg.time_limit_minutes:
+        instructions.append(f"Time allowed: {cfg.time_limit_minutes:g} minutes.")
+    instructions.append(f"The pass mark is {cfg.passing_score_percent:g}%.")
+    return {
+        "kind": "evaluation", "title": bp.metadata.title, "assessment_id": bp.assessment_id,
+        "version": bp.version, "subject": bp.metadata.subject, "level": bp.metadata.level, "seed": seed,
+        "config": {"assessment_id": bp.assessment_id, "seed": seed},
+        "total_marks": sum(s["marks"] for s in sections), "question_count": number,
+        "time_allowed_minutes": cfg.time_limit_minutes, "instructions": instructions, "sections": sections,
+    }
+
+
+# --------------------------------------------------------------------------
+# Printable versions
+
+
+def _marks(n: Any) -> str:
+    return f"{n:g} mark{'' if n == 1 else 's'}" if isinstance(n, (int, float)) else f"{n} marks"
+
+
+def _subtitle(paper: dict) -> str:
+    parts = [p for p in (paper.get("subject"), paper.get("level")) if p]
+    parts.append(f"Total: {_marks(paper['total_marks'])}")
+    if paper.get("time_allowed_minutes"):
+        parts.append(f"Time allowed: {paper['time_allowed_minutes']:g} minutes")
+    parts.append(f"Paper {paper['seed']}")
+    return " · ".join(str(p) for p in parts)
+
+
+def _section_line(section: dict) -> str:
+    bits = [_marks(section["marks"])]
+    if section.get("time_allowed_minutes"):
+        bits.append(f"{section['time_allowed_minutes']:g} minutes")
+    if section.get("calculator_allowed") is not None:
+        bits.append("calculator allowed" if section["calculator_allowed"] else "no calculator")
+    return ", ".join(bits)
+
+
+def _answer(q: dict) -> str:
+    key = str(q["answer_key"])
+    if q.get("options") and q.get("correct_index") is not None:
+        key = f"{chr(65 + q['correct_index'])}. {key}"
+    if q.get("units") and not q.get("options"):
+        key = f"{key} {q['units']}"
+    return key
+
+
+def paper_markdown(paper: dict, with_keys: bool) -> str:
+    """A printable Markdown paper; answers and explanations (at the end) only ``with_keys``."""
+    title = paper["title"] + (" (teacher copy with answers)" if with_keys else "")
+    out = [f"# {title}", "", f"*{_subtitle(paper)}*", "", "## Instructions", ""]
+    out += [f"- {line}" for line in paper["instructions"]]
+    out.append("")
+    for section in paper["sections"]:
+        out += [f"## {section['section']}", "", f"*{_section_line(section)}*", ""]
+        for q in section["questions"]:
+            out += [f"**{q['number']}.** {q['stem']} *({_marks(q['marks'])})*", ""]
+            for k, option in enumerate(q.get("options") or []):
+                out.append(f"- **{chr(65 + k)}.** {option}")
+            if q.get("options"):
+                out.append("")
+    if with_keys:
+        out += ["---", "", "## Answers and explanations", ""]
+        for section in paper["sections"]:
+            for q in section["questions"]:
+                out += [f"**{q['number']}.** {_answer(q)} *({_marks(q['marks'])})*", ""]
+                if q.get("explanation"):
+                    out += [q["explanation"], ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+MATHJAX = ("<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']]}};</script>\n"
+           "<script async src=\"https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js\"></script>")
+STYLE = ("body{font-family:Georgia,serif;max-width:48rem;margin:2rem auto;padding:0 1rem;line-height:1.5}"
+         ".q{margin:1rem 0}.marks{color:#555;font-style:italic}ol.opts{list-style:upper-alpha}"
+         "h2{border-bottom:1px solid #ccc}@media print{.answers{page-break-before:always}}")
+
+
+def _html_lines(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+
+
+def paper_html(paper: dict, with_keys: bool) -> str:
+    """The same paper as a standalone HTML page; MathJax renders the $...$ maths when opened in a browser."""
+    e = html.escape
+    title = paper["title"] + (" (teacher copy with answers)" if with_keys else "")
+    out = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">", f"<title>{e(title)}</title>",
+           f"<style>{STYLE}</style>", MATHJAX, "</head><body>", f"<h1>{e(title)}</h1>",
+           f"<p class=\"marks\">{e(_subtitle(paper))}</p>", "<h2>Instructions</h2>", "<ul>"]
+    out += [f"<li>{e(line)}</li>" for line in paper["instructions"]]
+    out.append("</ul>")
+    for section in paper["sections"]:
+        out += [f"<h2>{e(section['section'])}</h2>", f"<p class=\"marks\">{e(_section_line(section))}</p>"]
+        for q in section["questions"]:
+            out.append(f"<div class=\"q\"><p><strong>{q['number']}.</strong> {_html_lines(q['stem'])} "
+                       f"<span class=\"marks\">({e(_marks(q['marks']))})</span></p>")
+            if q.get("options"):
+                out.append("<ol class=\"opts\">" + "".join(f"<li>{e(str(o))}</li>" for o in q["options"]) + "</ol>")
+            out.append("</div>")
+    if with_keys:
+        out += ["<div class=\"answers\">", "<h2>Answers and explanations</h2>"]
+        for section in paper["sections"]:
+            for q in section["questions"]:
+                out.append(f"<div class=\"q\"><p><strong>{q['number']}.</strong> {e(_answer(q))} "
+                           f"<span class=\"marks\">({e(_marks(q['marks']))})</span></p>")
+                if q.get("explanation"):
+                    out.append(f"<p>{_html_lines(q['explanation'])}</p>")
+                out.append("</div>")
+        out.append("</div>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,32 @@
+"""Sign in: students with their class code and name, teachers with the passcode."""
+import streamlit as st
+
+from core.auth import sign_in_student, sign_in_teacher
+from pages import shared
+
+wb = shared.workbench()
+st.title("Teacher Workbench")
+student_tab, teacher_tab = st.tabs(["I'm a student", "I'm a teacher"])
+with student_tab:
+    with st.form("student_sign_in"):
+        code = st.text_input("Class code", placeholder="e.g. DEMO-N5", key="student_code")
+        name = st.text_input("Your name", placeholder="as on your teacher's class list", key="student_name")
+        go = st.form_submit_button("Sign in", type="primary", key="student_go")
+    if go:
+        result = sign_in_student(wb.store, code, name)
+        if result.ok:
+            st.session_state["user"] = {"role": "student", "user": result.user, "name": result.display_name,
+                                        "class_code": result.class_code}
+            st.rerun()
+        st.error(result.message)
+    st.caption("Trying it out? The demo class code is **DEMO-N5**; sign in as **Ava Brown**.")
+with teacher_tab:
+    with st.form("teacher_sign_in"):
+        passcode = st.text_input("Passcode", type="password", key="teacher_passcode")
+        go = st.form_submit_button("Sign in", type="primary", key="teacher_go")
+    if go:
+        result = sign_in_teacher(wb.store, passcode, secrets=shared.secrets())
+        if result.ok:
+            st.session_state["user"] = {"role": "teacher", "user": "teacher", "name": "Teacher"}
+            st.rerun()
+        st.error(result.message)

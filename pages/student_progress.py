@@ -1,0 +1,63 @@
+"""My progress: mastery per skill, strongest and weakest, recent sessions, and what to practise next."""
+from __future__ import annotations
+
+import plotly.express as px
+import streamlit as st
+
+from core import progress
+from pages import shared
+
+who = shared.require("student")
+wb = shared.workbench()
+student = who["user"]
+PRACTICE_PAGE = "pages/student_practice.py"
+
+st.title("My progress")
+rows = progress.student_mastery(wb.store, wb.library, student)
+if not rows:
+    st.info("Nothing to show yet: answer a few questions on the Practice page and your skills will appear here.")
+    if st.button("Go to Practice", type="primary"):
+        st.switch_page(PRACTICE_PAGE)
+else:
+    st.subheader("What to practise next")
+    nxt = progress.next_to_practise(rows)
+    if nxt:
+        st.markdown(f"Your weakest skill is **{nxt['name']}** ({nxt['percent']}%). "
+                    f"Practise its outcome, **{nxt['outcome_label']}** ({nxt['subject']} {nxt['level']}).")
+        if st.button("Practise it now", type="primary"):
+            st.session_state["practice_preset"] = progress.practice_preset(nxt["subject"], nxt["level"], nxt["outcome"])
+            st.switch_page(PRACTICE_PAGE)
+    else:
+        st.markdown("Keep going with adaptive practice: it serves your weakest areas first.")
+
+    strongest, weakest = progress.strongest_and_weakest(rows)
+    cols = st.columns(2)
+    with cols[0]:
+        st.markdown("**Strongest**")
+        for r in strongest:
+            st.markdown(f"- {r['name']}: {r['percent']}% ({r['band']})")
+    with cols[1]:
+        st.markdown("**Weakest**")
+        if weakest:
+            for r in weakest:
+                st.markdown(f"- {r['name']}: {r['percent']}% ({r['band']})")
+        else:
+            st.caption("Practise more skills to compare them.")
+
+    st.subheader("Mastery by skill")
+    fig = px.bar(rows[::-1], x="percent", y="name", orientation="h", color="band",
+                 color_discrete_map={"Secure": "#2e7d32", "Developing": "#f9a825", "Needs work": "#c62828"},
+                 category_orders={"band": ["Secure", "Developing", "Needs work"]},
+                 labels={"percent": "Mastery (%)", "name": "", "band": ""}, range_x=[0, 100])
+    fig.update_layout(height=max(240, 36 * len(rows) + 80), margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    st.plotly_chart(fig, width="stretch")
+    st.dataframe([{"Skill": r["name"], "Course": f"{r['subject'] or ''} {r['level'] or ''}".strip(),
+                   "Outcome": r["outcome_id"] or "", "Mastery": f"{r['percent']}%", "Level": r["band"]}
+                  for r in rows], hide_index=True)
+
+st.subheader("Recent sessions")
+recent = progress.recent_sessions(wb.store, student)
+if recent:
+    st.dataframe(recent, hide_index=True)
+else:
+    st.caption("No sessions yet. Start one on the Practice or Mock exam page.")

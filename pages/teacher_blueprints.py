@@ -1,0 +1,107 @@
+"""Blueprints: the library as a tree; open one (or a template), validate, preview and save a new version."""
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from core import authoring
+from core.blueprints.loader import BlueprintError
+from pages import shared
+
+shared.require("teacher")
+shared.teacher_banner()
+wb = shared.workbench()
+lib = wb.library
+
+
+def show_issues(issues, text: str) -> None:
+    for row in authoring.issue_rows(issues, text):
+        (st.error if row["severity"] == "error" else st.warning)(row["text"])
+        if row["source"].strip():
+            st.code(f"{row['line']:>4} | {row['source']}", language="yaml")
+
+
+st.title("Blueprints")
+tree = pd.DataFrame(authoring.library_tree(lib), columns=["kind", "domain", "subdomain", "topic", "id", "title",
+                                                          "version", "course", "file", "key"])
+broken = authoring.broken_files(lib)
+tabs = st.tabs(["Skills", "Assessments", "Course specs"] + (["Problems"] if broken else []))
+with tabs[0]:
+    skills = tree[tree.kind == "skill"]
+    if skills.empty:
+        st.info("No skill blueprints yet: start one from a template below and save it.")
+    for domain, rows in skills.groupby("domain", sort=False):
+        with st.expander(f"{domain} · {len(rows)} skills"):
+            st.dataframe(rows[["subdomain", "topic", "id", "title", "version", "course"]], hide_index=True)
+for tab, kind, what in ((tabs[1], "assessment", "assessments"), (tabs[2], "spec", "course specs")):
+    rows = tree[tree.kind == kind]
+    if rows.empty:
+        tab.info(f"No {what} yet: start one from a template below and save it.")
+    else:
+        tab.dataframe(rows[["domain", "topic", "id", "title", "version"]].rename(columns={"domain": "subject", "topic": "level"}),
+                      hide_index=True)
+if broken:
+    tabs[3].dataframe(pd.DataFrame(broken)[["file", "errors", "first"]], hide_index=True)
+
+labels = {f"template:{name}": f"New from template: {name}" for name in authoring.TEMPLATES}
+labels |= {r.key: f"{authoring.KIND_LABELS[r.kind]}: {r.id} · {r.title}" for r in tree.itertuples()}
+labels |= {b["key"]: f"Fix a file with problems: {b['file']}" for b in broken}
+choice = st.selectbox("Open", list(labels), format_func=labels.get, index=None, key="bp_choice",
+                      placeholder="Choose a blueprint to edit, or start from a template")
+if choice and choice != st.session_state.get("bp_opened"):
+    st.session_state["bp_opened"] = choice
+    try:
+        st.session_state["bp_text"], st.session_state["bp_file"] = authoring.open_source(lib, choice)
+    except authoring.AuthoringError as exc:
+        shared.error(exc)
+text = st.text_area("Blueprint YAML", key="bp_text", height=460,
+                    placeholder="Open a blueprint or a template above, or paste YAML here.")
+left, right = st.columns(2)
+if left.button("Validate", key="bp_validate"):
+    with st.spinner("Validating: every difficulty level is exercised…"):
+        st.session_state["bp_checked"] = (text, *authoring.validate_text(text, lib))
+if right.button("Save as new version", type="primary", key="bp_save"):
+    try:
+        with st.spinner("Validating and saving…"):
+            path = authoring.save_new_version(text, lib, wb.store, opened=st.session_state.get("bp_file"))
+        st.session_state["bp_file"] = str(path)
+        st.success(f"Saved as a new version in {path}; the workbench uses it from now on.")
+    except BlueprintError as exc:
+        st.error("Not saved: fix these problems first.")
+        show_issues(exc.issues, text)
+    except authoring.AuthoringError as exc:
+        shared.error(exc)
+
+checked = st.session_state.get("bp_checked")
+if not checked or checked[0] != text:
+    if text.strip():
+        st.caption("Press Validate to check the blueprint and preview what it generates.")
+    st.stop()
+_, loaded, issues = checked
+show_issues(issues, text)
+if loaded is None:
+    st.stop()
+st.success(f"{authoring.KIND_LABELS[loaded.kind]} {loaded.id} version {loaded.version} is valid.")
+try:
+    if loaded.kind == "skill":
+        bar = st.progress(0.0, text="Counting the distinct items of each level…")
+        sizes = authoring.variant_sizes(loaded, progress=lambda d, t: bar.progress(d / t, text=f"Counted {d} of {t} levels…"))
+        bar.empty()
+        st.subheader("Variant space")
+        st.dataframe(pd.DataFrame(sizes)[["level", "difficulty", "shown", "stem_wordings"]]
+                     .rename(columns={"shown": "distinct items", "stem_wordings": "stem wordings"}), hide_index=True)
+        st.subheader("Sample items")
+        seed = st.number_input("Sample seed", min_value=0, value=1, step=1, key="bp_seed")
+        for level, items in authoring.preview(loaded, 3, seed).items():
+            st.markdown(f"**{level.capitalize()}**")
+            for col, item in zip(st.columns(len(items) or 1), items):
+                with col.container(border=True):
+                    shared.item_card(item.to_dict(), with_key=True)
+    elif loaded.kind == "assessment":
+        st.subheader("Sections")
+        st.dataframe(pd.DataFrame(authoring.assessment_summary(loaded.model)), hide_index=True)
+        mix = pd.DataFrame(authoring.difficulty_mix_rows(loaded.model))
+        st.plotly_chart(px.bar(mix, x="section", y="items", color="level", title="Difficulty mix per section"))
+    else:
+        st.dataframe(pd.DataFrame([o.model_dump() for o in loaded.model.outcomes]), hide_index=True)
+except authoring.AuthoringError as exc:
+    shared.error(exc)

@@ -1,0 +1,161 @@
+"""Class: create classes, keep the roster (one by one or from a CSV), settings, and the students' results."""
+import pandas as pd
+import streamlit as st
+
+from core import classes
+from core.classes import ClassError
+from core.demo import DEMO_CODE, reset_demo
+from core.store import school
+from pages import shared
+
+shared.require("teacher")
+shared.teacher_banner()
+wb = shared.workbench()
+store, library = wb.store, wb.library
+
+st.title("Class")
+flash = st.session_state.pop("class_flash", None)
+if flash:
+    st.success(flash)
+
+
+def done(message: str, code: str | None = None) -> None:
+    st.session_state["class_flash"] = message
+    if code:
+        st.session_state["cls_code"] = code
+    st.rerun()
+
+
+# ---------------------------------------------------------------- pick or create a class
+all_classes = {c["code"]: c for c in school.list_classes(store)}
+courses = sorted({(s.model.subject, s.model.level) for s in library.specs.values()})
+NO_COURSE = ("", "")
+
+with st.expander("Create a class", expanded=not all_classes):
+    with st.form("cls_create"):
+        c1, c2 = st.columns(2)
+        new_code = c1.text_input("Class code", placeholder="e.g. S4-MATHS", key="cls_new_code",
+                                 help="Students type this to sign in: 3 to 16 letters, digits or dashes.")
+        new_name = c2.text_input("Class name", placeholder="e.g. S4 Maths, Mr Smith", key="cls_new_name")
+        course = st.selectbox("Course (subject and level)", [NO_COURSE, *courses], key="cls_new_course",
+                              format_func=lambda c: f"{c[0]} {c[1]}" if c[0] else "No course")
+        create = st.form_submit_button("Create class", type="primary", key="cls_create_go")
+    if create:
+        try:
+            code = classes.create_class(store, new_code, new_name, course[0] or None, course[1] or None)
+            done(f"Class {code} created. Add its students below.", code)
+        except ClassError as exc:
+            shared.error(exc)
+
+if not all_classes:
+    st.info("No classes yet. Create one above: give it a code your students will type to sign in.")
+    st.stop()
+
+if st.session_state.get("cls_code") not in all_classes:
+    st.session_state["cls_code"] = next(iter(all_classes))
+code = st.selectbox("Class", list(all_classes), key="cls_code",
+                    format_func=lambda c: f"{c} · {all_classes[c]['name']} ({all_classes[c]['students']} students)")
+klass = all_classes[code]
+course_text = f"{klass['subject']} {klass['level']}" if klass["subject"] else "no course set"
+st.caption(f"{klass['name']} · {course_text}. Students sign in with the class code **{code}** and their name.")
+
+# ---------------------------------------------------------------- roster
+st.subheader("Students")
+roster = school.roster(store, code)
+if roster:
+    st.dataframe(pd.DataFrame([{"name": r["display_name"], "student id": r["student"], "added": r["created_at"]}
+                               for r in roster]), width="stretch", hide_index=True)
+else:
+    st.info("No students on the list yet: add them one by one or import a CSV of names below.")
+
+left, right = st.columns(2)
+with left:
+    with st.form("cls_add", clear_on_submit=True):
+        name = st.text_input("Add a student", placeholder="First and last name", key="cls_add_name")
+        add = st.form_submit_button("Add", key="cls_add_go")
+    if add:
+        try:
+            classes.add_student(store, code, name)
+            done(f"{' '.join(name.split())} added to {code}.")
+        except ClassError as exc:
+            shared.error(exc)
+with right:
+    names = {r["student"]: r["display_name"] for r in roster}
+    with st.form("cls_remove"):
+        gone = st.selectbox("Remove a student", list(names), format_func=lambda s: names[s], key="cls_remove_who",
+                            index=None, placeholder="Choose a student")
+        remove = st.form_submit_button("Remove", key="cls_remove_go", disabled=not names)
+    st.caption("Removing takes a student off the list; their past sessions stay in the results.")
+    if remove:
+        if gone is None:
+            st.error("Choose the student to remove first.")
+        elif school.remove_student(store, code, gone):
+            done(f"{names[gone]} removed from {code}.")
+        else:
+            st.error(f"{names[gone]} is no longer on the list; reload the page.")
+
+st.markdown("**Import names from a CSV file**")
+st.caption("A column headed `name` (or a single column of names), one student per row. "
+           "Names already on the list are skipped.")
+upload = st.file_uploader("CSV file", type=["csv", "txt"], key="cls_csv")
+if st.button("Import", key="cls_import_go", disabled=upload is None):
+    try:
+        text = upload.getvalue().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        st.error("The file is not UTF-8 text; save it as 'CSV UTF-8' from your spreadsheet and upload it again.")
+    else:
+        try:
+            result = classes.import_roster_csv(store, code, text)
+        except ClassError as exc:
+            shared.error(exc)
+        else:
+            st.session_state["cls_import"] = {"added": result.added, "already": result.already_there,
+                                              "errors": result.errors}
+            st.rerun()
+report = st.session_state.pop("cls_import", None)
+if report:
+    st.success(f"Added {report['added']} student(s)"
+               + (f"; {report['already']} already on the list." if report["already"] else "."))
+    if report["errors"]:
+        st.error(f"{len(report['errors'])} row(s) could not be added: fix them in the file and import it again "
+                 f"(the other rows are on the list already).")
+        st.dataframe(pd.DataFrame([{"row": n, "problem": why} for n, why in report["errors"]]),
+                     width="stretch", hide_index=True)
+
+# ---------------------------------------------------------------- settings
+st.subheader("Settings")
+with st.form("cls_settings"):
+    unknown = st.checkbox("Unknown names may join with the class code", value=bool(klass["allow_unknown_names"]),
+                          key=f"cls_unknown_{code}",
+                          help="Anyone who knows the code can sign in with a new name and is added to the list.")
+    approved = st.checkbox("Students get approved items only", value=bool(klass["approved_items_only"]),
+                           key=f"cls_approved_{code}",
+                           help="Practice and exams use only questions you approved on the Review page.")
+    save = st.form_submit_button("Save settings", key="cls_settings_go")
+if save:
+    school.update_class(store, code, allow_unknown_names=unknown, approved_items_only=approved)
+    done("Settings saved.")
+
+# ---------------------------------------------------------------- results
+st.subheader("Sessions and results")
+results = school.class_results(store, code)
+if results:
+    frame = pd.DataFrame(results)
+    frame["percent"] = [round(100 * s / m, 1) if m else None for s, m in zip(frame["score"], frame["max_score"])]
+    st.dataframe(frame[["display_name", "kind", "status", "created_at", "completed_at", "answers", "correct",
+                        "score", "max_score", "percent", "session_id"]],
+                 width="stretch", hide_index=True)
+else:
+    st.info("No sessions yet: students' practice and exams appear here once they sign in and start.")
+
+# ---------------------------------------------------------------- the demo class
+if klass["demo"] or code == DEMO_CODE:
+    st.subheader("Demo data")
+    st.caption("The demo students' history is simulated. Resetting throws it away and simulates it afresh.")
+    if st.button("Reset demo data", key="cls_reset_demo"):
+        bar = st.progress(0.0, text="Resetting the demo class…")
+        reset_demo(store, library, progress=lambda n, total: bar.progress(n / total,
+                                                                        text=f"Simulating student {n} of {total}…"))
+        bar.empty()
+        shared.runner().forget()   # cached sessions of the demo students are gone
+        done("Demo data reset.")

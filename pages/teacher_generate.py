@@ -1,0 +1,74 @@
+"""Generate: draft items from skill blueprints (by skill or by course outcome) for the review queue."""
+import pandas as pd
+import streamlit as st
+
+from core import authoring
+from pages import shared
+
+shared.require("teacher")
+shared.teacher_banner()
+wb = shared.workbench()
+lib = wb.library
+DEFAULT_MIX = {"easy": 30, "medium": 50, "hard": 20}
+
+st.title("Generate items")
+st.caption("Generated items go to the review queue as drafts; students see them only after you approve them.")
+st.radio("Source", ["Formula (blueprint)", "LLM"], key="gen_source", horizontal=True, disabled=True,
+         captions=["Computed from a skill blueprint, keyed and explained automatically.",
+                   "Configure an LLM in settings to generate with a model."])
+by = st.radio("Choose by", ["Skills", "Course outcomes"], key="gen_by", horizontal=True)
+if by == "Skills":
+    skill_ids = st.multiselect("Skills", sorted(lib.generators), key="gen_skills",
+                               placeholder="Choose one or more skill blueprints")
+    chosen, subject, level, outcome_ids = skill_ids, None, None, []
+else:
+    courses = authoring.courses(lib)
+    if not courses:
+        st.info("The library has no course specs yet; write one on the Blueprints page, or choose by skills.")
+        st.stop()
+    pick = st.selectbox("Course", range(len(courses)), format_func=lambda i: courses[i]["title"], key="gen_course")
+    subject, level = courses[pick]["subject"], courses[pick]["level"]
+    outs = authoring.outcomes(lib, subject, level)
+    names = {o["id"]: f"{o['id']} · {o['label']} ({o['skills']} skills)" for o in outs if o["skills"]}
+    outcome_ids = st.multiselect("Outcomes", list(names), format_func=names.get, key="gen_outcomes")
+    uncovered = [o["id"] for o in outs if not o["skills"]]
+    if uncovered:
+        st.caption(f"No skill blueprint covers {', '.join(uncovered)} yet; write one on the Blueprints page.")
+    chosen = [s.skill_id for oid in outcome_ids for s in lib.skills_for_outcome(subject, level, oid)]
+if not chosen:
+    st.info("Choose one or more skills (or a course and its outcomes) to plan a batch of drafts.")
+    st.stop()
+
+levels = authoring.levels_for(lib, chosen)
+cols = st.columns(len(levels) + 2)
+mix = {lvl: cols[k].number_input(f"{lvl.capitalize()} (%)", min_value=0, max_value=100, step=5, key=f"gen_mix_{lvl}",
+                                 value=DEFAULT_MIX.get(lvl, 100 // len(levels)))
+       for k, lvl in enumerate(levels)}
+count = int(cols[-2].number_input("Items in total", min_value=1, max_value=authoring.MAX_PLAN_ITEMS, value=10,
+                                  key="gen_count"))
+seed = int(cols[-1].number_input("Seed", min_value=0, value=1, step=1, key="gen_seed",
+                                 help="The same seed gives the same items; change it for new ones."))
+try:
+    if by == "Skills":
+        plan = authoring.plan_for_skills(lib, chosen, mix, count, seed)
+    else:
+        plan = authoring.plan_for_outcomes(lib, subject, level, outcome_ids, mix, count, seed)
+except authoring.AuthoringError as exc:
+    shared.error(exc)
+    st.stop()
+st.dataframe(pd.DataFrame(plan, columns=["skill", "level", "items"]), hide_index=True)
+
+if st.button("Generate", type="primary", key="gen_go"):
+    bar = st.progress(0.0, text="Generating…")
+    result = authoring.generate_drafts(lib, wb.store, plan, seed,
+                                       progress=lambda d, t: bar.progress(d / t, text=f"Generated {d} of {t} items…"))
+    bar.empty()
+    st.success(f"{result['stored']} new draft item(s) went to the review queue.")
+    if result["already_stored"]:
+        st.info(f"{result['already_stored']} item(s) were already stored by an earlier run with seed {seed}; "
+                f"change the seed for new ones.")
+    if result["repeats"]:
+        st.warning(f"{result['repeats']} item(s) repeat another: a level ran out of distinct items; widen its ranges.")
+    for row in result["skipped"] + result["failed"]:
+        st.warning(f"{row['skill_id']} ({row['level']}, {row['count']} items) was not generated: {row['reason']}")
+    st.page_link("pages/teacher_review.py", label="Open the Review page to approve the drafts", icon="✅")

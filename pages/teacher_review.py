@@ -1,0 +1,142 @@
+"""Review: approve, reject (with a reason) or edit then approve the generated drafts."""
+import pandas as pd
+import streamlit as st
+
+from core import review
+from core.review import ReviewError
+from pages import shared
+
+shared.require("teacher")
+shared.teacher_banner()
+wb = shared.workbench()
+store, library = wb.store, wb.library
+
+ANY = "(any)"
+STATUSES = {"Drafts": "draft", "Approved": "approved", "Rejected": "rejected", "All": None}
+SOURCES = [ANY, "formula", "local", "past", "us", "variant", "llm"]
+VERDICTS = ["all", "has verification report", "none"]
+PAGE_SIZE = 20
+
+st.title("Review")
+st.caption("Every generated item waits here as a draft until you approve it. Rejected items keep your reason.")
+flash = st.session_state.pop("review_flash", None)
+if flash:
+    st.success(flash)
+
+
+def done(message: str) -> None:
+    st.session_state["review_flash"] = message
+    st.rerun()
+
+
+# ---------------------------------------------------------------- filters
+outcomes = sorted({o.id: f"{o.id} · {o.label}" for s in library.specs.values() for o in s.model.outcomes}.items())
+outcome_labels = dict(outcomes)
+cols = st.columns(5)
+status_label = cols[0].selectbox("Status", list(STATUSES), key="rv_status")
+skill = cols[1].selectbox("Skill", [ANY, *sorted(library.generators)], key="rv_skill")
+outcome = cols[2].selectbox("Outcome", [ANY, *outcome_labels], key="rv_outcome",
+                            format_func=lambda o: outcome_labels.get(o, o))
+source = cols[3].selectbox("Source", SOURCES, key="rv_source")
+verdict = cols[4].selectbox("Verification", VERDICTS, key="rv_verdict")
+
+items = review.queue(store, status=STATUSES[status_label], blueprint_id=None if skill == ANY else skill,
+                     outcome_id=None if outcome == ANY else outcome, source=None if source == ANY else source,
+                     limit=500)
+if verdict != "all":
+    items = [it for it in items if bool(it.get("verification")) == (verdict == "has verification report")]
+
+if not items:
+    filtered = skill != ANY or outcome != ANY or source != ANY or verdict != "all"
+    if STATUSES[status_label] == "draft" and not filtered:
+        st.info("No drafts waiting. Generate some on the Generate page.")
+    else:
+        st.info("No items match these filters; set a filter back to (any) or All to see more.")
+    st.stop()
+
+st.caption(f"{len(items)} item(s){' (the newest 500)' if len(items) == 500 else ''}.")
+with st.expander("The list as a table"):
+    st.dataframe(pd.DataFrame([{"id": it["id"], "skill": it["blueprint_id"], "level": it["difficulty_level"],
+                                "source": it["source"], "status": it["status"], "marks": it["marks"],
+                                "question": it["stem"], "created": it["created_at"]} for it in items]),
+                 width="stretch", hide_index=True)
+
+# ---------------------------------------------------------------- bulk actions
+by_id = {it["id"]: it for it in items}
+with st.form("rv_bulk"):
+    st.subheader("Several at once")
+    chosen = st.multiselect("Items", list(by_id), key="rv_bulk_items",
+                            format_func=lambda i: f"{i} · {by_id[i]['stem'][:70]}")
+    reason = st.text_input("Reason (needed to reject)", key="rv_bulk_reason")
+    left, right = st.columns(2)
+    bulk_approve = left.form_submit_button("Approve selected", type="primary", key="rv_bulk_approve")
+    bulk_reject = right.form_submit_button("Reject selected", key="rv_bulk_reject")
+if bulk_approve or bulk_reject:
+    try:
+        if bulk_approve:
+            n = review.approve(store, chosen)
+            done(f"Approved {n} item(s).")
+        else:
+            n = review.reject(store, chosen, reason)
+            done(f"Rejected {n} item(s).")
+    except ReviewError as exc:
+        shared.error(exc)
+
+# ---------------------------------------------------------------- one card per item
+pages = (len(items) + PAGE_SIZE - 1) // PAGE_SIZE
+page = st.number_input(f"Page (of {pages})", 1, pages, 1, key="rv_page") if pages > 1 else 1
+for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
+    iid = item["id"]
+    with st.container(border=True):
+        st.caption(f"`{iid}` · {item['blueprint_id'] or 'bank question'} · {item['difficulty_level'] or ''} · "
+                   f"{item['marks']} mark(s) · source {item['source']} · **{item['status']}**"
+                   + (f" · outcomes {', '.join(item['outcome_ids'])}" if item.get("outcome_ids") else ""))
+        shared.item_card(item, with_key=True)
+        if item.get("review_notes"):
+            st.caption(f"Review note: {item['review_notes']}")
+        if item.get("params"):
+            st.caption("Generation parameters")
+            st.json(item["params"], expanded=False)
+        if item.get("verification"):
+            st.caption("Verification report")
+            st.json(item["verification"], expanded=False)
+
+        a, b, c = st.columns([1, 3, 1], vertical_alignment="bottom")
+        if a.button("Approve", key=f"rv_approve_{iid}", type="primary", disabled=item["status"] == "approved"):
+            try:
+                review.approve(store, [iid])
+                done(f"Approved {iid}.")
+            except ReviewError as exc:
+                shared.error(exc)
+        why = b.text_input("Reason for rejecting", key=f"rv_reason_{iid}", placeholder="e.g. the distractors are too easy")
+        if c.button("Reject", key=f"rv_reject_{iid}", disabled=item["status"] == "rejected"):
+            try:
+                review.reject(store, [iid], why)
+                done(f"Rejected {iid}.")
+            except ReviewError as exc:
+                shared.error(exc)
+
+        with st.expander("Edit then approve"):
+            with st.form(f"rv_edit_{iid}"):
+                stem = st.text_area("Question", item["stem"], key=f"rv_stem_{iid}")
+                options = [st.text_input(f"Option {chr(65 + k)}", o, key=f"rv_opt_{iid}_{k}")
+                           for k, o in enumerate(item.get("options") or [])]
+                key = st.text_input("Answer key" + (" (must be one of the options)" if options else ""),
+                                    item["answer_key"], key=f"rv_key_{iid}")
+                explanation = st.text_area("Explanation", item.get("explanation") or "", key=f"rv_expl_{iid}")
+                save = st.form_submit_button("Save and approve", type="primary", key=f"rv_save_{iid}")
+            if save:
+                try:
+                    review.edit_and_approve(store, iid, stem, key, explanation, options or None)
+                    done(f"Edited and approved {iid}.")
+                except ReviewError as exc:
+                    shared.error(exc)
+
+        with st.expander("History"):
+            rows = review.history(store, iid)
+            if rows:
+                st.dataframe(pd.DataFrame([{**r, "changes": "" if not r["changes"] else
+                                            "; ".join(f"{k}: {v['from']!r} → {v['to']!r}" for k, v in r["changes"].items())}
+                                           for r in rows]), width="stretch", hide_index=True)
+            else:
+                st.caption("No review actions yet: the item is as it was generated.")

@@ -1,0 +1,639 @@
+"""The student pages through Streamlit's AppTest: practice, lessons, the exit ticket, mock exams, progress.
+
+One database for the module (opening the library and syncing it takes seconds),
+with a fresh student on the class roster for each test. AppTest runs the app
+in this process, so the test reads the same Runner the app uses (for the
+right answers, which the pages never show before marking).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from pathlib import Path
+from typing import Iterable, Optional
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLASS = "T-CLASS"
+TEACHER_PAGES = ["pages/teacher_blueprints.py", "pages/teacher_generate.py", "pages/teacher_review.py",
+                 "pages/teacher_exams.py", "pages/teacher_class.py", "pages/home.py"]
+WRONG = "definitely not the answer 98765"
+_names = itertools.count(1)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("student_pages") / "app.duckdb"
+    mp = pytest.MonkeyPatch()
+    mp.setenv("WORKBENCH_DB", str(path))
+    mp.chdir(ROOT)
+    from core.classes import create_class
+    from core.store import Store
+    from pages import shared
+    shared._open.clear()
+    shared._runner.clear()
+    store = Store(path)  # a class already there: the app skips the slow first-run demo
+    create_class(store, CLASS, "Test class", "Mathematics", "Nat 5")
+    store.close()
+    yield path
+    shared._open(str(path)).store.close()  # stops its snapshot thread too
+    shared._open.clear()
+    shared._runner.clear()
+    mp.undo()
+
+
+def _wb():
+    from pages import shared
+    return shared._open(os.environ["WORKBENCH_DB"])
+
+
+def runner():
+    """The app's own Runner (AppTest runs in this process, so this is the cached one the pages use)."""
+    from pages import shared
+    return shared._runner(os.environ["WORKBENCH_DB"])
+
+
+@pytest.fixture
+def student(db) -> dict:
+    from core.classes import add_student
+    name = f"Student {next(_names)} {os.getpid()}"
+    sid = add_student(_wb().store, CLASS, name)
+    return {"role": "student", "user": sid, "name": name, "class_code": CLASS}
+
+
+def open_app(user: dict, page: Optional[str] = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["user"] = user
+    at.run()
+    if page:
+        at.switch_page(page)
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+
+
+def button(at: AppTest, label: str):
+    found = [b for b in at.button if b.label == label]
+    assert found, f"no button {label!r}; buttons: {[b.label for b in at.button]}"
+    return found[0]
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    button(at, label).click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def item(item_id: str):
+    from core.store import repo
+    return repo.load_item(runner().ctx.store, item_id)
+
+
+def right_answer(item_id: str) -> str:
+    it = item(item_id)
+    return it.options[it.correct_index] if it.options else it.correct_answer
+
+
+def wrong_answer(item_id: str) -> str:
+    it = item(item_id)
+    if it.options:
+        return next(o for k, o in enumerate(it.options) if k != it.correct_index)
+    return WRONG
+
+
+def answer(at: AppTest, key: str, item_id: str, value: str) -> AppTest:
+    """Fill the answer widget for a question (radio for multiple choice, else the text input)."""
+    if item(item_id).options:
+        at.radio(key=key).set_value(value)
+    else:
+        at.text_input(key=key).input(value)
+    return at
+
+
+def texts(at: AppTest, kinds: Iterable[str] = ("markdown", "caption", "success", "warning", "info", "error")) -> str:
+    return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
+
+
+def _proto_strings(msg) -> Iterable[str]:
+    for field, value in msg.ListFields():
+        repeated = field.is_repeated if hasattr(field, "is_repeated") else field.label == field.LABEL_REPEATED
+        values = value if repeated else [value]
+        for v in values:
+            if field.type == field.TYPE_MESSAGE:
+                yield from _proto_strings(v)
+            elif isinstance(v, str):
+                yield v
+
+
+def walk_nodes(at: AppTest) -> list:
+    out, todo = [], [at._tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        todo += list(getattr(node, "children", {}).values())
+    return out
+
+
+def everything_rendered(at: AppTest) -> list[str]:
+    """Every string the page sent to the browser: markdown, labels, options, captions, help, html, tables."""
+    out: list[str] = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            out.extend(_proto_strings(proto))
+        if getattr(node, "type", None) in ("dataframe", "arrow_data_frame"):
+            try:
+                out.append(node.value.to_string())
+            except Exception:  # noqa: BLE001 - a table that cannot be decoded is simply not searched
+                pass
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return out
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def _has_token(haystack: str, needle: str) -> bool:
+    """needle appears in haystack, not as part of a longer number or word (so key '4' is not found in '14')."""
+    return re.search(r"(?<![\w.])" + re.escape(needle) + r"(?![\w])", haystack) is not None
+
+
+def leaks(at: AppTest, item_ids: Iterable[str], allowed: Iterable[str] = ()) -> tuple[list[str], int]:
+    """Keys (of items that are not multiple choice) and explanations that the page shows; and how many were checked.
+
+    A key can only be told apart from the rest of the page when it is distinctive:
+    keys under 3 characters ("2" is in "Question 2") and keys that a question's
+    text or options on the page contain (or other text the student may see,
+    ``allowed``) are not checked. Explanations always are.
+    """
+    ids = list(item_ids)
+    items = [item(i) for i in ids]
+    shown = _norm("\n".join(everything_rendered(at)))
+    legit = _norm("\n".join([*allowed, *(t for it in items for t in [it.stem, *it.options])]))
+    found, checked = [], 0
+    for it in items:
+        if it.explanation and len(it.explanation.strip()) > 12:
+            checked += 1
+            if _norm(it.explanation) in shown:
+                found.append(f"explanation of {it.id}")
+        if not it.options:
+            for key in {it.correct_answer, *it.accepted_answers}:
+                key = _norm(str(key or ""))
+                if len(key) < 3 or _has_token(legit, key):
+                    continue
+                checked += 1
+                if _has_token(shown, key):
+                    found.append(f"key {key!r} of {it.id}")
+    return found, checked
+
+
+def start_practice(at: AppTest, lesson: bool = False, cards: int = 3) -> str:
+    if lesson:
+        at.radio(key="pr_mode").set_value("Lesson")
+        at.run()
+        at.slider(key="pr_cards").set_value(cards)
+    click(at, "Start")
+    sid = at.session_state["practice_sid"]
+    assert sid
+    return sid
+
+
+def pick_question(sid: str) -> dict:
+    """The question on screen in a practice session."""
+    return runner().view(sid)["question"]
+
+
+# ---------------------------------------------------------------------------
+# Each page renders
+
+
+def test_each_student_page_renders(student):
+    at = open_app(student)
+    assert at.title[0].value == "Practice"
+    boxes = {s.label: s.value for s in at.selectbox}
+    assert boxes["Subject"] == "Mathematics" and boxes["Level"] == "Nat 5"   # the class's course
+    assert at.selectbox(key="pr_outcome_Mathematics_Nat 5").value == "adaptive"
+    assert "MNU-5-02" in at.selectbox(key="pr_outcome_Mathematics_Nat 5").options[2]
+    button(at, "Start")
+
+    at.switch_page("pages/student_exam.py").run()
+    assert not at.exception
+    assert at.title[0].value == "Mock exam"
+    assert "has not set an exam" in texts(at)   # the empty state says what to do instead
+    button(at, "Start mock exam")
+
+    at.switch_page("pages/student_progress.py").run()
+    assert not at.exception
+    assert at.title[0].value == "My progress"
+    assert "answer a few questions on the Practice page" in texts(at)
+
+
+# ---------------------------------------------------------------------------
+# Rapid fire
+
+
+def test_practice_right_then_wrong_with_feedback(student):
+    at = open_app(student)
+    sid = start_practice(at)
+    q = pick_question(sid)
+    key = f"pa_{sid}_{q['id']}"
+    shown = texts(at)
+    from pages.shared import _SPACED_MATHS
+    assert _SPACED_MATHS.sub(r"$\1$", q["stem"])[:30] in shown  # maths is shown with its spaces closed up
+    answer(at, key, q["id"], right_answer(q["id"]))
+    click(at, "Check answer")
+    assert at.success and at.success[0].value.startswith("Right!")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Answered"] == "1" and metrics["Right"] == "1" and metrics["Streak"] == "1"
+    assert "**Correct answer:**" in texts(at, ("markdown",))
+    if item(q["id"]).explanation:
+        assert "**Explanation:**" in texts(at, ("markdown",))
+
+    click(at, "Next question")
+    q2 = pick_question(sid)
+    assert q2["id"] != q["id"]
+    answer(at, f"pa_{sid}_{q2['id']}", q2["id"], wrong_answer(q2["id"]))
+    click(at, "Check answer")
+    assert at.warning and at.warning[0].value.startswith("Not quite")
+    md = texts(at, ("markdown",))
+    it = item(q2["id"])
+    assert f"**Correct answer:** {it.correct_answer}" in md
+    assert "**What went wrong:**" in md and "**Key concept:**" in md
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Answered"] == "2" and metrics["Right"] == "1" and metrics["Streak"] == "0"
+    assert metrics["Best streak"] == "1"
+    button(at, "Finish")
+    if runner().view(sid).get("can_try_similar"):
+        click(at, "Try a similar one")
+        assert runner().view(sid)["stage"] == "question"
+
+
+def test_an_empty_answer_is_refused_without_using_the_question(student):
+    at = open_app(student)
+    sid = start_practice(at)
+    q = pick_question(sid)
+    click(at, "Check answer")
+    assert at.warning and "first" in at.warning[0].value
+    assert runner().view(sid)["stage"] == "question"
+
+
+def test_a_reload_continues_the_same_practice_session(student):
+    at = open_app(student)
+    sid = start_practice(at)
+    q = pick_question(sid)
+    again = open_app(student)   # a new browser session: st.session_state is empty
+    assert again.session_state["practice_sid"] == sid
+    assert q["stem"][:30] in texts(again)
+
+
+def test_finishing_practice_opens_the_exit_ticket(student):
+    at = open_app(student)
+    sid = start_practice(at)
+    q = pick_question(sid)
+    answer(at, f"pa_{sid}_{q['id']}", q["id"], right_answer(q["id"]))
+    click(at, "Check answer")
+    click(at, "Finish")
+    assert "practice_sid" not in at.session_state
+    survey = at.session_state["exit_ticket_sid"]
+    view = runner().view(survey)
+    assert view["context"]["practice_session"] == sid and view["context"]["answered"] == 1
+    assert at.subheader[0].value == "Exit ticket"
+    assert "Question 1 of 4" in texts(at)
+
+    # Rating, then (confident, so the "what was confusing" question is skipped) a choice, then free text.
+    rating = at.radio(key=f"sv_{survey}_confidence")
+    assert rating.options[0].startswith("1 · Not at all confident")
+    click(at, "Next")                              # nothing chosen: the flow's sentence, not a crash
+    assert at.error and "needs an answer" in at.error[0].value
+    at.radio(key=f"sv_{survey}_confidence").set_value(4)
+    click(at, "Next")
+    at.radio(key=f"sv_{survey}_difficulty").set_value("About right")
+    click(at, "Next")
+    at.text_area(key=f"sv_{survey}_what_would_help").input("More examples with fractions")
+    click(at, "Next")
+    assert at.success and at.success[0].value.startswith("Thank you")
+    answers = runner().view(survey)["answers"]
+    assert answers == {"confidence": 4, "difficulty": "About right", "what_would_help": "More examples with fractions"}
+    click(at, "Practise again")
+    assert at.selectbox(key="pr_subject").value == "Mathematics"
+
+
+# ---------------------------------------------------------------------------
+# Lessons
+
+
+def test_lesson_retry_shows_a_hint_then_reveals_and_summarises(student):
+    at = open_app(student)
+    sid = start_practice(at, lesson=True, cards=3)
+    view = runner().view(sid)
+    card = view["card"]
+    assert at.subheader[0].value == card["title"]
+    assert "Attempts left: 3 of 3" in texts(at)
+    qid = card["question"]["id"]
+    answer(at, f"la_{sid}_0_0", qid, wrong_answer(qid))
+    click(at, "Check answer")
+    assert at.warning and at.warning[0].value.startswith("Not quite")
+    assert any(i.value.startswith("**Hint:**") for i in at.info)
+    assert "Attempts left: 2 of 3" in texts(at)
+    assert runner().view(sid)["stage"] == "retry"
+
+    answer(at, f"la_{sid}_0_1", qid, right_answer(qid))
+    click(at, "Check answer")
+    assert at.success and at.success[0].value.startswith("Right!")
+    assert f"**Answer:** {item(qid).correct_answer}" in texts(at, ("markdown",))
+    click(at, "Next card")
+    assert runner().view(sid)["card"]["index"] == 1
+    click(at, "Skip this card")
+    click(at, "Skip this card")
+    assert runner().view(sid)["stage"] == "ended"
+    assert any(s.value == "How the lesson went" for s in at.subheader)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Cards right"] == "1 / 3"
+    click(at, "Start something new")
+    assert "practice_sid" not in at.session_state
+
+
+# ---------------------------------------------------------------------------
+# Mock exams
+
+
+def exam_questions(view: dict) -> list[dict]:
+    return [q for s in view["exam"]["sections"] for q in s["questions"]]
+
+
+def test_exam_saves_answers_as_typed_survives_a_reload_and_shows_results(student):
+    at = open_app(student, "pages/student_exam.py")
+    click(at, "Start mock exam")
+    sid = at.session_state["exam_sid"]
+    view = runner().view(sid)
+    assert view["stage"] == "sitting" and view["time_remaining_seconds"] > 0
+    questions = exam_questions(view)
+    typed = next(q for q in questions if not q["options"])
+    chosen = next(q for q in questions if q["options"])
+    key_typed, key_chosen = f"ex_{sid}_{typed['id']}", f"ex_{sid}_{chosen['id']}"
+    at.text_input(key=key_typed).input(right_answer(typed["id"]))
+    at.run()
+    assert runner().view(sid)["answers"][typed["id"]] == right_answer(typed["id"])   # saved on change
+    at.radio(key=key_chosen).set_value(wrong_answer(chosen["id"]))
+    at.run()
+    assert runner().view(sid)["answers"][chosen["id"]] == wrong_answer(chosen["id"])
+    assert not at.exception
+    assert any("mock exam" in t.value for t in at.title)
+    assert "2 of" in texts(at, ("caption",))
+
+    # A reload: a new browser session finds the exam and fills in what was saved.
+    again = open_app(student, "pages/student_exam.py")
+    assert again.session_state["exam_sid"] == sid
+    assert not again.warning   # prefilled through Session State without a widget-default clash
+    assert again.text_input(key=key_typed).value == right_answer(typed["id"])
+    assert again.radio(key=key_chosen).value == wrong_answer(chosen["id"])
+    assert runner().view(sid)["stage"] == "sitting"   # no feedback before submitting
+
+    click(again, "Submit exam")
+    assert again.warning and "cannot change your answers" in again.warning[0].value
+    assert runner().view(sid)["stage"] == "sitting"   # asked, not yet handed in
+    click(again, "Yes, submit my exam")
+    view = runner().view(sid)
+    assert view["stage"] == "reviewed"
+    res = view["results"]
+    assert res["questions"][typed["id"]]["correct"] and not res["questions"][chosen["id"]]["correct"]
+    metrics = {m.label: m.value for m in again.metric}
+    assert metrics["Grade"] == res["grade"] and metrics["Percent"] == f"{res['percent']:g}%"
+    assert metrics["Marks"] == f"{res['marks_awarded']:g} / {res['total_marks']:g}"
+    assert any(s.value == "What to work on" for s in again.subheader)
+    gap = view["remediation"][0]
+    assert gap["label"] in texts(again, ("markdown",))
+
+    # Practising a gap outcome opens the practice page with the outcome chosen.
+    button(again, "Practise this outcome")
+    again.button(key=f"practise_{gap['outcome_id']}").click()
+    again.run()
+    assert not again.exception
+    assert again.title[0].value == "Practice"
+    assert again.selectbox(key="pr_outcome_Mathematics_Nat 5").value == gap["outcome_id"]
+
+
+def test_an_answer_to_an_exam_handed_in_elsewhere_is_refused_with_a_sentence(student):
+    at = open_app(student, "pages/student_exam.py")
+    click(at, "Start mock exam")
+    sid = at.session_state["exam_sid"]
+    runner().command(sid, "submit")   # handed in from another tab while this one still shows the paper
+    q = next(q for q in exam_questions(runner().view(sid)) if not q["options"])
+    at.text_input(key=f"ex_{sid}_{q['id']}").input("12")
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["this exam has been submitted; answers can no longer change"]
+    assert any(t.value.endswith("your results") for t in at.title)
+
+
+def test_an_assigned_exam_uses_the_class_paper_and_its_time_limit_is_enforced(student):
+    import datetime as dt
+    from core.classes import assign_exam
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    aid = assign_exam(_wb().store, CLASS, f"Prelim {student['name']}",
+                      {"subject": "Mathematics", "level": "Nat 5", "seed": "prelim", "paper_key": "paper:prelim"},
+                      now - dt.timedelta(hours=1), now + dt.timedelta(days=1), 30)
+    at = open_app(student, "pages/student_exam.py")
+    assert f"Prelim {student['name']}" in texts(at, ("markdown",))
+    assert "time limit 30 minutes" in texts(at, ("caption",))
+    at.button(key=f"go_{aid}").click()
+    at.run()
+    assert not at.exception
+    sid = at.session_state["exam_sid"]
+    from core.store import sessions
+    config = sessions.get_session(_wb().store, sid)["config"]
+    assert config["assignment_id"] == aid and config["paper_key"] == "paper:prelim"
+    assert config["seed"] == "prelim" and config["time_limit_minutes"] == 30
+    assert 0 < runner().view(sid)["time_remaining_seconds"] <= 30 * 60
+
+    # The clock passes the limit: the server marks the exam, and the page shows the results.
+    ctx = runner().ctx
+    real_clock = ctx.clock
+    ctx.clock = lambda: real_clock() + 31 * 60
+    try:
+        at.run()
+    finally:
+        ctx.clock = real_clock
+    assert not at.exception
+    assert runner().view(sid)["results"]["expired"]
+    assert any(i.value.startswith("Time ran out") for i in at.info)
+    # Back on the list, the assignment is handed in and its results can be opened again.
+    click(at, "Back to my exams")
+    assert "You have handed this one in." in texts(at, ("caption",))
+    at.button(key=f"see_{aid}").click()
+    at.run()
+    assert at.session_state["exam_sid"] == sid and any(t.value.endswith("your results") for t in at.title)
+
+
+def test_an_assigned_evaluation_is_sat_one_question_at_a_time(student):
+    import datetime as dt
+    from core.classes import assign_exam
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    aid = assign_exam(_wb().store, CLASS, f"Fundamentals {student['name']}",
+                      {"assessment_id": "MATH-FUNDAMENTALS-L1", "seed": "fund"},
+                      now - dt.timedelta(hours=1), now + dt.timedelta(days=1), None)
+    at = open_app(student, "pages/student_exam.py")
+    at.button(key=f"go_{aid}").click()
+    at.run()
+    assert not at.exception
+    sid = at.session_state["exam_sid"]
+    assert at.title[0].value == "Mathematics Fundamentals - Level 1"
+    for n in range(1, 21):
+        q = runner().view(sid)["question"]
+        assert f"question {n} of 20" in texts(at, ("caption",))
+        found, _ = leaks(at, [q["id"]])
+        assert not found, found
+        answer(at, f"ev_{sid}_{q['id']}", q["id"], right_answer(q["id"]) if n > 1 else wrong_answer(q["id"]))
+        click(at, "Save and continue")
+    res = runner().view(sid)["results"]
+    assert res["items_correct"] == 19
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Score"] == f"{res['score_percent']:g}%" and metrics["Result"] == "Passed"
+
+
+# ---------------------------------------------------------------------------
+# Progress
+
+
+def test_progress_shows_mastery_history_and_what_to_practise_next(student):
+    at = open_app(student)
+    sid = start_practice(at)
+    for right in (True, False, True):
+        q = pick_question(sid)
+        answer(at, f"pa_{sid}_{q['id']}", q["id"], (right_answer if right else wrong_answer)(q["id"]))
+        click(at, "Check answer")
+        click(at, "Next question")
+    at.switch_page("pages/student_progress.py").run()
+    assert not at.exception
+    from core import progress
+    rows = progress.student_mastery(_wb().store, _wb().library, student["user"])
+    assert rows
+    table = at.dataframe[0].value
+    assert list(table["Skill"]) == [r["name"] for r in rows]
+    charts = [n for n in walk_nodes(at) if getattr(n, "type", None) == "plotly_chart"]
+    assert len(charts) == 1 and all(r["name"] in charts[0].proto.spec for r in rows)
+    nxt = progress.next_to_practise(rows)
+    assert nxt and nxt["name"] in texts(at, ("markdown",))
+    weakest = min(rows, key=lambda r: r["score"])
+    assert nxt["percent"] == weakest["percent"]
+    recent = at.dataframe[1].value
+    assert recent.iloc[0]["What"] == "Rapid-fire practice" and recent.iloc[0]["Status"] == "In progress"
+    assert recent.iloc[0]["Score"] == "2 / 3 right" or "/" in recent.iloc[0]["Score"]
+    click(at, "Practise it now")
+    assert at.title[0].value == "Practice"
+    at.switch_page("pages/student_practice.py")   # AppTest would rerun the page it last switched to, not this one
+    # The unfinished session comes first; once finished, the weakest outcome is preselected.
+    assert any("Finish this session first" in i.value for i in at.info)
+    click(at, "Finish")
+    click(at, "Not now")
+    key = f"pr_outcome_{nxt['subject']}_{nxt['level']}"
+    assert at.selectbox(key=key).value == nxt["outcome"]
+
+
+# ---------------------------------------------------------------------------
+# Answer secrecy
+
+
+def test_nothing_rendered_before_marking_gives_an_answer_away(student):
+    checked = 0
+    # Rapid fire, several questions, at the question stage.
+    at = open_app(student)
+    sid = start_practice(at)
+    for _ in range(4):
+        q = pick_question(sid)
+        found, n = leaks(at, [q["id"]])
+        assert not found, found
+        checked += n
+        answer(at, f"pa_{sid}_{q['id']}", q["id"], wrong_answer(q["id"]))
+        click(at, "Check answer")
+        # The collector does see the key once it may be shown (so the check above means something).
+        assert _norm(item(q["id"]).correct_answer) in _norm("\n".join(everything_rendered(at)))
+        click(at, "Next question")
+    click(at, "Finish")
+    click(at, "Not now")
+
+    # A lesson, before each card is revealed (a wrong attempt included).
+    lesson = start_practice(at, lesson=True, cards=3)
+    for index in range(3):
+        card = runner().view(lesson)["card"]
+        example = card["teaching"].get("example") or {}
+        allowed = [str(example.get(k) or "") for k in ("stem", "answer", "explanation")]
+        qid = card["question"]["id"]
+        found, n = leaks(at, [qid], allowed)
+        assert not found, found
+        checked += n
+        answer(at, f"la_{lesson}_{index}_0", qid, wrong_answer(qid))
+        click(at, "Check answer")
+        found, _ = leaks(at, [qid], allowed)
+        assert not found, found
+        click(at, "Skip this card")
+    assert runner().view(lesson)["stage"] == "ended"
+    click(at, "Start something new")
+
+    # A mock exam before it is submitted, with an answer saved.
+    at.switch_page("pages/student_exam.py").run()
+    click(at, "Start mock exam")
+    exam = at.session_state["exam_sid"]
+    questions = exam_questions(runner().view(exam))
+    typed = next(q for q in questions if not q["options"])
+    at.text_input(key=f"ex_{exam}_{typed['id']}").input("7")
+    at.run()
+    found, n = leaks(at, [q["id"] for q in questions], allowed=["7"])
+    assert not found, found
+    checked += n
+    assert checked >= 30, f"only {checked} secrets could be checked"
+
+
+# ---------------------------------------------------------------------------
+# Access
+
+
+def test_a_student_cannot_reach_teacher_pages(student):
+    """The navigation offers a student no teacher page; asking for one anyway shows no teacher content.
+
+    Because the pages live in a folder called ``pages/`` next to app.py, Streamlit
+    also runs in its multipage "v1" mode: a page asked for by URL runs that file
+    directly, without app.py's navigation. So each teacher page must stop at its
+    own role check; this test covers both ways in.
+    """
+    from streamlit.util import calc_hash
+    refusal = "This page is not available to you. Sign in with the right account."
+    at = open_app(student)
+    for page in TEACHER_PAGES:
+        # AppTest switches only to registered pages. In "v1" mode every file in pages/ is registered;
+        # without it (the folder renamed) a teacher page is not, and we ask for it as a typed URL would.
+        try:
+            at.switch_page(page)
+        except ValueError:
+            at._page_hash = calc_hash(Path(page).stem)
+        # Either way no teacher content: the student's default page, or the teacher page stopped
+        # at its role check.
+        at.run()
+        assert not at.exception, page
+        titles = [t.value for t in at.title]
+        if titles != ["Practice"]:
+            assert not titles and [e.value for e in at.error] == [refusal], (page, titles)
+            assert everything_rendered(at) == [refusal], page
+        shown = "\n".join(everything_rendered(at))
+        assert "Skill blueprints" not in shown and "teacher passcode" not in shown.lower()
+    # Run on its own (outside the app's navigation), each teacher page stops at its role check.
+    for page in TEACHER_PAGES:
+        direct = AppTest.from_file(str(ROOT / page), default_timeout=60)
+        direct.session_state["user"] = student
+        direct.run()
+        assert not direct.exception, page
+        assert [e.value for e in direct.error] == [refusal], page
+        assert everything_rendered(direct) == [refusal], page
