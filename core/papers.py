@@ -22,8 +22,7 @@ from typing import Any, Callable, Optional
 from core.blueprints.library import Library, LibraryError
 from core.flows.base import FlowError
 from core.flows.evaluation import draw_item, plan_slots
-from core.flows.exam import available_marks, plan_section
-from core.flows.fetch import fetch_question
+from core.flows.exam import assemble_sections, exam_instructions
 from core.items.generator import Item
 from core.sources import NoQuestions, QuestionSource, stem_key
 
@@ -72,54 +71,25 @@ def build_paper(source: QuestionSource, subject: str, level: str, seed: Any, pro
     except NoQuestions as exc:
         raise PaperError(f"{exc}.") from None
     subject, level = spec.subject, spec.level
-    # The same random stream as ExamFlow.assemble; fetching draws from its own generator,
-    # so planning every section first gives the same slots as planning them one by one.
-    rng = random.Random(f"exam|{student}|{subject}|{level}|{seed}|{EXAM_COUNT}")
-    plans = []
-    for section in spec.assessment_structure:
-        calc = section.calculator_allowed
-        outcome_marks = {o: available_marks(source, subject, level, o, calc, approved_only) for o in section.outcome_ids}
-        try:
-            slots = plan_section(section.marks, outcome_marks, rng)
-        except NoQuestions as exc:
-            fix = ("approve questions for them on the Review page" if approved_only
-                   else "add bank questions or skill blueprints for them")
-            raise PaperError(f"{section.section}: {exc}; {fix}.") from None
-        plans.append((section, slots, [o for o, m in outcome_marks.items() if not m]))
-
-    total = sum(len(slots) for _, slots, _ in plans)
-    done = 0
-    avoid: set[str] = set()
+    try:
+        drawn = assemble_sections(source, spec, student, seed, EXAM_COUNT, approved_only, progress)
+    except NoQuestions as exc:
+        fix = ("approve questions for them on the Review page" if approved_only
+               else "add bank questions or skill blueprints for them")
+        raise PaperError(f"{exc}; {fix}.") from None
     sections = []
     number = 0
-    for s_index, (section, slots, missing) in enumerate(plans):
-        calc = section.calculator_allowed
-        questions = []
-        for q_index, (outcome, marks) in enumerate(slots):
-            scaled = marks < 0   # a remainder slot: any question, marked out of the remainder
-            marks = abs(marks)
-            try:
-                fetched = fetch_question(source, student, subject, level,
-                                         seed=f"{seed}/{EXAM_COUNT}/{s_index}/{q_index}",
-                                         target_outcome=outcome, avoid=avoid, calculator=calc,
-                                         marks=None if scaled else marks, approved_only=approved_only)
-            except NoQuestions as exc:
-                raise PaperError(f"{section.section}: {exc}.") from None
-            item = fetched.item
-            avoid |= {item.content_key, stem_key(item)}
-            number += 1
-            question = _question(item, number, marks if scaled else item.marks, section.section, outcome,
-                                 fetched.route)
-            if scaled and marks != item.marks:
-                question["marked_out_of"] = item.marks
+    for part in drawn:
+        section, questions = part["section"], []
+        for q in part["questions"]:
+            question = _question(q.item, q.number, q.marks, section.section, q.outcome_id, q.route)
+            if q.marked_out_of is not None:
+                question["marked_out_of"] = q.marked_out_of
             questions.append(question)
-            done += 1
-            if progress:
-                progress(done, total)
-        sections.append({"section": section.section, "calculator_allowed": calc, "marks": section.marks,
-                         "time_allowed_minutes": section.time_allowed_minutes, "questions": questions,
-                         "outcomes_without_questions": missing})
-    course_marks = sum(s["marks"] for s in sections)
+            number = q.number
+        sections.append({"section": section.section, "calculator_allowed": section.calculator_allowed,
+                         "marks": section.marks, "time_allowed_minutes": section.time_allowed_minutes,
+                         "questions": questions, "outcomes_without_questions": part["missing"]})
     config = {"subject": subject, "level": level, "seed": seed, "paper_key": student}
     if approved_only:
         config["approved_only"] = True
@@ -129,11 +99,7 @@ def build_paper(source: QuestionSource, subject: str, level: str, seed: Any, pro
         "config": config,
         "total_marks": sum(q["marks"] for s in sections for q in s["questions"]),
         "question_count": number, "time_allowed_minutes": sum(s["time_allowed_minutes"] for s in sections),
-        "instructions": list(spec.instructions) or [
-            f"Attempt ALL questions. Total marks: {course_marks}.",
-            "Show your working; marks are awarded for each step of a correct method.",
-            "Calculators may only be used in sections marked calculator.",
-        ],
+        "instructions": exam_instructions(spec),
         "sections": sections,
     }
 

@@ -119,3 +119,19 @@ def demo_ready(wb: Workbench) -> None:
                                                                               text=f"Simulating student {done} of {total}…"))
     bar.empty()
     st.session_state["_demo_checked"] = True
+
+
+def plain(text) -> str:
+    """A student's own text shown as written, not as markdown."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|>~$<])", r"\\\1", str(text))
+
+
+def command(session_id: str, name: str, **kwargs) -> bool:
+    """Run a command on a session; a refusal is shown as its sentence. True when it went through."""
+    from core.flows.base import FlowError
+    try:
+        runner().command(session_id, name, **kwargs)
+    except FlowError as exc:
+        error(exc)
+        return False
+    return True

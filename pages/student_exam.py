@@ -1,7 +1,6 @@
 """Mock exams: the class's assigned papers or one the student chooses; answers saved as typed; results after."""
 from __future__ import annotations
 
-import re
 
 import streamlit as st
 
@@ -20,18 +19,10 @@ FLASH = "exam_flash"        # a message from a callback, shown on the next run
 PRACTICE_PAGE = "pages/student_practice.py"
 
 
-def plain(text) -> str:
-    """A student's own text shown as written, not as markdown."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|>~$<])", r"\\\1", str(text))
+plain = shared.plain
 
 
-def run(sid: str, name: str, **kwargs) -> bool:
-    try:
-        runner.command(sid, name, **kwargs)
-    except FlowError as exc:
-        shared.error(exc)
-        return False
-    return True
+run = shared.command
 
 
 def start(kind: str, config: dict) -> None:

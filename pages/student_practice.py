@@ -1,7 +1,6 @@
 """Practice: rapid-fire questions (adaptive or on one outcome) or a lesson; the exit ticket after rapid fire."""
 from __future__ import annotations
 
-import re
 
 import streamlit as st
 
@@ -20,19 +19,10 @@ FLASH = "practice_flash"      # a message that must survive one rerun
 PRESET = "practice_preset"    # {subject, level, outcome} handed over by the exam or progress page
 
 
-def plain(text) -> str:
-    """A student's own text shown as written, not as markdown."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|>~$<])", r"\\\1", str(text))
+plain = shared.plain
 
 
-def run(sid: str, name: str, **kwargs) -> bool:
-    """A command on a session; a refusal is shown as its sentence."""
-    try:
-        runner.command(sid, name, **kwargs)
-    except FlowError as exc:
-        shared.error(exc)
-        return False
-    return True
+run = shared.command
 
 
 def forget(*keys: str) -> None:

@@ -12,6 +12,7 @@ feedback until the exam is submitted; the server enforces the time limit.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from typing import Any, Optional
@@ -104,6 +105,71 @@ def plan_section(total: int, outcome_marks: dict[str, Any], rng: random.Random) 
     return slots
 
 
+@dataclasses.dataclass
+class DrawnQuestion:
+    item: Item
+    outcome_id: str
+    number: int
+    marks: int                      # what the question is worth in this paper
+    marked_out_of: Optional[int]    # the item's own marks when a remainder slot rescales it
+    route: str
+
+
+def exam_instructions(spec) -> list[str]:
+    return list(spec.instructions) or [
+        f"Attempt ALL questions. Total marks: {spec.total_marks}.",
+        "Show your working; marks are awarded for each step of a correct method.",
+        "Calculators may only be used in sections marked calculator.",
+    ]
+
+
+def assemble_sections(source: QuestionSource, spec, student: str, seed: Any, exam_count: int,
+                      approved_only: bool, progress: Optional[Any] = None) -> list[dict]:
+    """build_blueprint and fill_slots: every section planned, then every slot filled with novelty.
+
+    Shared by the exam flow and the teachers' paper preview, so a previewed
+    class paper is exactly what the students will sit. Raises NoQuestions
+    naming the section when one cannot be filled.
+    """
+    subject, level = spec.subject, spec.level
+    # Only plan_section draws from this generator, so planning every section first gives the
+    # same slots as planning them one at a time.
+    rng = random.Random(f"exam|{student}|{subject}|{level}|{seed}|{exam_count}")
+    plans = []
+    for section in spec.assessment_structure:
+        calc = section.calculator_allowed
+        outcome_marks = {o: available_marks(source, subject, level, o, calc, approved_only) for o in section.outcome_ids}
+        try:
+            slots = plan_section(section.marks, outcome_marks, rng)
+        except NoQuestions as exc:
+            raise NoQuestions(f"{section.section}: {exc}") from None
+        plans.append((section, slots, [o for o, m in outcome_marks.items() if not m]))
+    total = sum(len(slots) for _, slots, _ in plans)
+    avoid: set[str] = set()
+    number = 0
+    out = []
+    for s_index, (section, slots, missing) in enumerate(plans):
+        questions = []
+        for q_index, (outcome, marks) in enumerate(slots):
+            scaled = marks < 0   # a remainder slot: any question, marked out of the remainder
+            marks = abs(marks)
+            try:
+                fetched = fetch_question(source, student, subject, level, seed=f"{seed}/{exam_count}/{s_index}/{q_index}",
+                                         target_outcome=outcome, avoid=avoid, calculator=section.calculator_allowed,
+                                         marks=None if scaled else marks, approved_only=approved_only)
+            except NoQuestions as exc:
+                raise NoQuestions(f"{section.section}: {exc}") from None
+            item = fetched.item
+            avoid |= {item.content_key, stem_key(item)}
+            number += 1
+            questions.append(DrawnQuestion(item, outcome, number, marks if scaled else item.marks,
+                                           item.marks if scaled and marks != item.marks else None, fetched.route))
+            if progress:
+                progress(number, total)
+        out.append({"section": section, "questions": questions, "missing": missing})
+    return out
+
+
 class ExamFlow(Flow):
     kind = "exam"
 
@@ -164,63 +230,39 @@ class ExamFlow(Flow):
 
     def assemble(self, state: dict) -> Step:
         source = self.ctx.source
-        subject, level = state["subject"], state["level"]
         student = state.get("paper_key") or state["student"]
         try:
-            spec = source.spec(subject, level)
+            spec = source.spec(state["subject"], state["level"])
         except NoQuestions as exc:
             raise FlowError(str(exc)) from None
         approved_only = bool(state.get("approved_only")) or school.approved_only_for(self.ctx.store, state["student"])
-        rng = random.Random(f"exam|{student}|{subject}|{level}|{state['seed']}|{state['exam_count']}")
+        try:
+            drawn = assemble_sections(source, spec, student, state["seed"], state["exam_count"], approved_only)
+        except NoQuestions as exc:
+            raise FlowError(str(exc)) from None
         step = Step()
-        avoid: set[str] = set()
         sections = []
-        number = 0
-        for s_index, section in enumerate(spec.assessment_structure):
-            calc = section.calculator_allowed
-            outcome_marks = {o: available_marks(source, subject, level, o, calc, approved_only) for o in section.outcome_ids}
-            missing = [o for o, m in outcome_marks.items() if not m]
-            try:
-                slots = plan_section(section.marks, outcome_marks, rng)
-            except NoQuestions as exc:
-                raise FlowError(f"{section.section}: {exc}") from None
-            questions = []
-            for q_index, (outcome, marks) in enumerate(slots):
-                scaled = marks < 0   # a remainder slot: any question, marked out of the remainder
-                marks = abs(marks)
-                try:
-                    fetched = fetch_question(source, student, subject, level,
-                                             seed=f"{state['seed']}/{state['exam_count']}/{s_index}/{q_index}",
-                                             target_outcome=outcome, avoid=avoid, calculator=calc,
-                                             marks=None if scaled else marks, approved_only=approved_only)
-                except NoQuestions as exc:
-                    raise FlowError(str(exc)) from None
-                item = fetched.item
-                avoid |= {item.content_key, stem_key(item)}
-                number += 1
-                self.see(step, item, outcome)
-                question = {**item.student_view(), "number": number, "outcome_id": outcome,
-                            "marks": marks if scaled else item.marks, "section": section.section}
-                if scaled and marks != item.marks:
-                    question["marked_out_of"] = item.marks
+        for part in drawn:
+            section, questions = part["section"], []
+            for q in part["questions"]:
+                self.see(step, q.item, q.outcome_id)
+                question = {**q.item.student_view(), "number": q.number, "outcome_id": q.outcome_id,
+                            "marks": q.marks, "section": section.section}
+                if q.marked_out_of is not None:
+                    question["marked_out_of"] = q.marked_out_of
                 questions.append(question)
-            sections.append({"section": section.section, "calculator_allowed": calc, "marks": section.marks,
-                             "time_allowed_minutes": section.time_allowed_minutes, "questions": questions,
-                             "outcomes_without_questions": missing})
+            sections.append({"section": section.section, "calculator_allowed": section.calculator_allowed,
+                             "marks": section.marks, "time_allowed_minutes": section.time_allowed_minutes,
+                             "questions": questions, "outcomes_without_questions": part["missing"]})
         minutes = state["time_limit_minutes"] or sum(s["time_allowed_minutes"] for s in sections)
-        now = self.ctx.clock()
         package = {
-            "exam_id": f"{subject}_{level}_{state['exam_count']}".replace(" ", "_"),
-            "session_id": state["session_id"], "subject": subject, "level": level,
+            "exam_id": f"{spec.subject}_{spec.level}_{state['exam_count']}".replace(" ", "_"),
+            "session_id": state["session_id"], "subject": spec.subject, "level": spec.level,
             "total_marks": sum(q["marks"] for s in sections for q in s["questions"]),
-            "question_count": number, "sections": sections, "time_allowed_minutes": minutes,
-            "instructions": list(spec.instructions) or [
-                f"Attempt ALL questions. Total marks: {sum(s['marks'] for s in sections)}.",
-                "Show your working; marks are awarded for each step of a correct method.",
-                "Calculators may only be used in sections marked calculator.",
-            ],
+            "question_count": sum(len(s["questions"]) for s in sections), "sections": sections,
+            "time_allowed_minutes": minutes, "instructions": exam_instructions(spec),
         }
-        step.add("delivered", package=package, deadline=now + minutes * 60)
+        step.add("delivered", package=package, deadline=self.ctx.clock() + minutes * 60)
         return step
 
     def cmd_save(self, state: dict, item_id: str, answer: Any) -> Step:
