@@ -1,0 +1,210 @@
+"""Settings and a client for any OpenAI-compatible chat server.
+
+The client asks for structured answers (a pydantic model), retries only what
+is worth retrying (timeouts, connection failures, 429 and 5xx) with bounded
+exponential backoff, and records every attempt in the llm_runs table.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from typing import Any, Mapping, Optional, TypeVar
+
+import openai
+import pydantic
+from pydantic import BaseModel, Field, field_validator
+
+from core.store.db import Store, StoreError
+
+ROLES = ("item_generator", "designer", "implementer", "verifier", "style_judge", "tutor")
+ENV_PREFIX = "WORKBENCH_LLM_"
+OFF_MESSAGE = ("LLM features are off: set WORKBENCH_LLM_API_KEY, WORKBENCH_LLM_BASE_URL and WORKBENCH_LLM_MODEL "
+               "(or api_key, base_url and model in an [llm] table of .streamlit/secrets.toml) to turn them on.")
+BACKOFF_CAP_S = 8.0
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class LLMError(RuntimeError):
+    """An LLM call that gave no usable answer, said in one sentence."""
+
+
+class LLMConfigError(ValueError):
+    """LLM settings that cannot be used, said in one sentence."""
+
+
+class LLMSettings(BaseModel):
+    api_key: str = Field(min_length=1)
+    base_url: Optional[str] = None
+    model: str = Field(min_length=1)
+    models: dict[str, str] = Field(default_factory=dict)
+    timeout_s: float = Field(default=30.0, gt=0)
+    max_retries: int = Field(default=2, ge=0, le=10)
+    concurrency: int = Field(default=4, ge=1, le=64)
+    backoff_s: float = Field(default=0.5, ge=0)
+
+    @field_validator("models")
+    @classmethod
+    def _known_roles(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(set(value) - set(ROLES))
+        if unknown:
+            raise ValueError(f"unknown role(s) {', '.join(unknown)}; roles are {', '.join(ROLES)}")
+        return {role: name for role, name in value.items() if name}
+
+    def model_for(self, role: str) -> str:
+        if role not in ROLES:
+            raise LLMConfigError(f"'{role}' is not an LLM role; roles are {', '.join(ROLES)}")
+        return self.models.get(role) or self.model
+
+
+def _plain(value: Any) -> Any:
+    """A Streamlit secrets section (an AttrDict) as plain dicts."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def settings_from(secrets: Optional[Mapping], env: Mapping[str, str]) -> Optional[LLMSettings]:
+    """Settings from a secrets [llm] table, filled in from WORKBENCH_LLM_* variables; None when neither is set."""
+    section = _plain(secrets.get("llm")) if secrets is not None and secrets.get("llm") is not None else {}
+    if not isinstance(section, dict):
+        raise LLMConfigError("the 'llm' entry in secrets must be a table with api_key, base_url and model")
+    values: dict[str, Any] = {k: v for k, v in section.items() if k != "models" and v not in (None, "")}
+    models: dict[str, str] = {str(k): str(v) for k, v in (section.get("models") or {}).items()}
+    for key in ("api_key", "base_url", "model", "timeout_s", "max_retries", "concurrency"):
+        text = env.get(ENV_PREFIX + key.upper())
+        if text and key not in values:
+            values[key] = text
+    for role in ROLES:
+        text = env.get(f"{ENV_PREFIX}MODEL_{role.upper()}")
+        if text and role not in models:
+            models[role] = text
+    if not values.get("api_key") and not values.get("base_url"):
+        return None
+    if not values.get("api_key"):
+        values["api_key"] = "unused"  # local OpenAI-compatible servers often need no key, but the client wants one
+    if not values.get("model"):
+        raise LLMConfigError("no LLM model is named: set WORKBENCH_LLM_MODEL (or model in the [llm] secrets table)")
+    try:
+        return LLMSettings(**values, models=models)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise LLMConfigError(f"LLM setting {where} is not valid: {first['msg']}") from None
+
+
+def prompt_hash(messages: list[dict]) -> str:
+    return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def _retryable(exc: Exception) -> Optional[str]:
+    """The reason to retry this failure, or None if retrying cannot help."""
+    if isinstance(exc, openai.APITimeoutError):
+        return "the model server timed out"
+    if isinstance(exc, openai.APIConnectionError):
+        return "the model server could not be reached"
+    if isinstance(exc, openai.RateLimitError):
+        return "the model server is rate limiting (HTTP 429)"
+    if isinstance(exc, openai.APIStatusError) and exc.status_code >= 500:
+        return f"the model server failed (HTTP {exc.status_code})"
+    return None
+
+
+def _api_message(exc: openai.APIError) -> str:
+    """The server's own error message when it sent one, else the client's."""
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        if isinstance(inner.get("message"), str) and inner["message"].strip():
+            return inner["message"]
+    return exc.message
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class LLMClient:
+    """Structured calls to an OpenAI-compatible server, with retries and an audit trail."""
+
+    def __init__(self, settings: LLMSettings, store: Optional[Store] = None):
+        self.settings = settings
+        self.store = store
+        self.record_failures = 0
+        self._lock = threading.Lock()
+        self._client = openai.OpenAI(api_key=settings.api_key, base_url=settings.base_url,
+                                     timeout=settings.timeout_s, max_retries=0)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _record(self, stage: Optional[str], role: str, model: str, digest: str, usage: Any,
+                latency_ms: float, error: Optional[str]) -> None:
+        if self.store is None:
+            return
+        from core.store.llm_runs import record_run
+        try:
+            record_run(self.store, stage=stage, role=role, model=model, prompt_hash=digest,
+                       prompt_tokens=getattr(usage, "prompt_tokens", None),
+                       completion_tokens=getattr(usage, "completion_tokens", None),
+                       latency_ms=round(latency_ms, 1), verdict="error" if error else "ok", error=error)
+        except StoreError:
+            # The audit row is lost but the answer is still good; count it so a page can say so.
+            with self._lock:
+                self.record_failures += 1
+
+    def structured(self, role: str, messages: list[dict], response_model: type[M],
+                   stage: Optional[str] = None) -> M:
+        """The model's answer parsed as ``response_model``; LLMError says why when there is none."""
+        model = self.settings.model_for(role)
+        digest = prompt_hash(messages)
+        attempts = self.settings.max_retries + 1
+        for attempt in range(attempts):
+            started = time.perf_counter()
+            usage = None
+            try:
+                completion = self._client.chat.completions.parse(
+                    model=model, messages=messages, response_format=response_model)
+                usage = completion.usage
+                if not completion.choices:
+                    raise LLMError("the model server sent a reply with no choices")
+                message = completion.choices[0].message
+                if message.refusal:
+                    raise LLMError(f"the model refused: {_short(message.refusal)}")
+                if message.parsed is None:
+                    raise LLMError("the model sent an empty answer")
+                self._record(stage, role, model, digest, usage, (time.perf_counter() - started) * 1000, None)
+                return message.parsed
+            except LLMError as exc:
+                self._record(stage, role, model, digest, usage, (time.perf_counter() - started) * 1000, str(exc))
+                raise
+            except pydantic.ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"])
+                reason = (f"the model's answer is not valid JSON: {_short(first['msg'])}" if first["type"] == "json_invalid"
+                          else f"the model's answer does not match the schema: {where or 'answer'}: {_short(first['msg'])}")
+                self._record(stage, role, model, digest, usage, (time.perf_counter() - started) * 1000, reason)
+                raise LLMError(reason) from None
+            except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as exc:
+                reason = ("the model's answer was cut off at its length limit"
+                          if isinstance(exc, openai.LengthFinishReasonError)
+                          else "the model's answer was blocked by the server's content filter")
+                self._record(stage, role, model, digest, usage, (time.perf_counter() - started) * 1000, reason)
+                raise LLMError(reason) from None
+            except openai.APIError as exc:
+                elapsed = (time.perf_counter() - started) * 1000
+                why = _retryable(exc)
+                if why is None:
+                    status = getattr(exc, "status_code", None)
+                    reason = (f"the model server refused the request (HTTP {status}): {_short(_api_message(exc))}" if status
+                              else f"the model call failed: {_short(_api_message(exc))}")
+                    self._record(stage, role, model, digest, usage, elapsed, reason)
+                    raise LLMError(reason) from None
+                self._record(stage, role, model, digest, usage, elapsed, f"{why} (attempt {attempt + 1} of {attempts})")
+                if attempt + 1 == attempts:
+                    raise LLMError(f"{why} on all {attempts} attempts") from None
+                time.sleep(min(BACKOFF_CAP_S, self.settings.backoff_s * (2 ** attempt)))
+        raise LLMError("no attempt was made")  # pragma: no cover - the loop returns or raises
