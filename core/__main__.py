@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -83,8 +82,6 @@ def _validate_surveys(paths: list[str], report) -> None:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from core.blueprints.library import LibraryError
-    from core.items.sampler import GenerationError
     if args.n < 1 or args.n > 100_000:
         raise CommandError("--n must be between 1 and 100000")
     store = _open_store(args.db) if args.db else None  # first, so a busy database fails at once

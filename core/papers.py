@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional
 
 from core.blueprints.library import Library, LibraryError
 from core.flows.base import FlowError
-from core.flows.evaluation import draw_item, plan_slots
+from core.flows.evaluation import draw_item, order_slots, plan_slots
 from core.flows.exam import assemble_sections, exam_instructions
 from core.items.generator import Item
 from core.sources import NoQuestions, QuestionSource, stem_key
@@ -133,14 +133,7 @@ def build_evaluation_paper(library: Library, assessment_id: str, seed: Any, prog
                 progress(n + 1, len(slots))
     except FlowError as exc:
         raise PaperError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
-    if bp.configuration.shuffle_items:
-        order_rng = random.Random(f"evaluation-order|{bp.assessment_id}|{bp.version}|{seed}")
-        shuffled = []
-        for section in bp.sections:
-            block = [s for s in slots if s["section_id"] == section.section_id]
-            order_rng.shuffle(block)
-            shuffled += block
-        slots = shuffled
+    slots = order_slots(bp, slots, seed)
 
     sections = []
     number = 0

@@ -80,18 +80,17 @@ class QuestionSource:
                             order_seed: str = "", limit: int = 20) -> list[Item]:
         """Teacher-approved questions (banks and reviewed drafts) for an outcome."""
         items = [it for it in repo.approved_items(self.store, subject, level) if outcome_id in it.outcome_ids]
-        if unseen_by is not None:
-            content, stems = self.seen(unseen_by)
-            items = [it for it in items if it.content_key not in content and it.id not in content
-                     and stem_key(it) not in stems]
-        items.sort(key=lambda it: hashlib.sha256(f"{it.id}|{order_seed}".encode()).digest())
-        return items[:limit]
+        return self._unseen_in_order(items, unseen_by, order_seed, limit)
 
     def bank_candidates(self, subject: str, level: str, outcome_id: str, sources: tuple[str, ...],
                         unseen_by: Optional[str] = None, order_seed: str = "", limit: int = 20) -> list[Item]:
         if not level_is_nat5_plus(level):
             sources = tuple(s for s in sources if s == "local")
         items = [it for it in self.bank(subject, level) if it.source in sources and outcome_id in it.outcome_ids]
+        return self._unseen_in_order(items, unseen_by, order_seed, limit)
+
+    def _unseen_in_order(self, items: list[Item], unseen_by: Optional[str], order_seed: str, limit: int) -> list[Item]:
+        """Drop what the student has seen (by content, stem or id); a seeded order, so draws vary but repeat by seed."""
         if unseen_by is not None:
             content, stems = self.seen(unseen_by)
             items = [it for it in items if it.content_key not in content and it.id not in content

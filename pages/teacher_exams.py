@@ -108,14 +108,8 @@ for section in paper["sections"]:
     for q in section["questions"]:
         with st.container(border=True):
             st.markdown(f"**{q['number']}.** *({q['marks']} mark{'s' if q['marks'] != 1 else ''})*")
-            shared.stem(q["stem"])
-            for k, option in enumerate(q["options"]):
-                tick = " ✅" if with_keys and q.get("correct_index") == k else ""
-                st.markdown(f"**{chr(65 + k)}.** {option}{tick}")
+            shared.item_card(q, with_keys)
             if with_keys:
-                st.markdown(f"**Answer:** {q['answer_key']}")
-                if q.get("explanation"):
-                    st.caption(q["explanation"])
                 st.caption(f"{q['blueprint_id'] or q['source']} · {q['difficulty_level']} · outcome {q['outcome_id']}")
 
 # ---------------------------------------------------------------- assign

@@ -121,7 +121,6 @@ class CompiledSkill:
         if "answer" in need:
             need |= self.answer.names
         needed_computed: list[tuple[str, Formula]] = []
-        computed_names = {n for n, _ in self.computed}
         for name, formula in reversed(self.computed):
             if name in need:
                 need |= formula.names

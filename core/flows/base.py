@@ -119,7 +119,7 @@ class Runner:
 
     # ------------------------------------------------------------------
     def start(self, kind: str, student: str, config: dict, session_id: Optional[str] = None) -> str:
-        flow = self.flow(kind)
+        self.flow(kind)  # an unknown kind fails here, before a session row exists
         if not student or not str(student).strip():
             raise FlowError("a session needs a student name")
         sid = sessions.create_session(self.ctx.store, kind, student, config, session_id)

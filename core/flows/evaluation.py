@@ -56,6 +56,23 @@ def plan_slots(bp: AssessmentBlueprint, generators: dict[str, SkillGenerator],
     return slots
 
 
+def order_slots(bp: AssessmentBlueprint, slots: list[dict], seed: Any) -> list[dict]:
+    """The delivery order: shuffled when configured, within sections only.
+
+    A blueprint's section order can be deliberate (earlier sections feed later
+    ones), and the student should meet each section once.
+    """
+    if not bp.configuration.shuffle_items:
+        return slots
+    order_rng = random.Random(f"evaluation-order|{bp.assessment_id}|{bp.version}|{seed}")
+    shuffled = []
+    for section in bp.sections:
+        block = [s for s in slots if s["section_id"] == section.section_id]
+        order_rng.shuffle(block)
+        shuffled += block
+    return shuffled
+
+
 def draw_item(gen: SkillGenerator, level: str, seed: str, used: set[str],
               seen: tuple[set[str], set[str]]) -> Item:
     """An item not already in this evaluation, preferring one the student has never been shown."""
@@ -205,16 +222,7 @@ class EvaluationFlow(Flow):
             items[item.id] = item
             self.see(step, item, item.outcome_ids[0] if item.outcome_ids else None)
 
-        if bp.configuration.shuffle_items:
-            # Within sections only: a blueprint's section order can be deliberate (earlier
-            # sections feed later ones), and the student should meet each section once.
-            order_rng = random.Random(f"evaluation-order|{bp.assessment_id}|{bp.version}|{seed}")
-            shuffled = []
-            for section in bp.sections:
-                block = [s for s in slots if s["section_id"] == section.section_id]
-                order_rng.shuffle(block)
-                shuffled += block
-            slots = shuffled
+        slots = order_slots(bp, slots, seed)
         plan = [{**slot, "sequence_number": i + 1} for i, slot in enumerate(slots)]
 
         now = self.ctx.clock()

@@ -17,7 +17,7 @@ import math
 import random
 from typing import Any, Optional
 
-from core.diagnosis import concept_for, diagnose
+from core.diagnosis import diagnose
 from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import fetch_question
 from core.items.generator import Item
@@ -307,7 +307,6 @@ class ExamFlow(Flow):
 
     def _mark(self, state: dict, expired: bool) -> Step:
         step = Step()
-        source = self.ctx.source
         per_question = {}
         gap_outcomes: list[str] = []
         awarded = total = 0.0

@@ -67,6 +67,18 @@ def suppliable_outcomes(source: QuestionSource, subject: str, level: str, calcul
     return out
 
 
+def _first_usable(items: list[Item], calculator: Optional[bool], marks: Optional[int], avoid: set[str]) -> Optional[Item]:
+    """The first candidate that fits the paper (calculator, marks) and repeats nothing."""
+    for item in items:
+        if calculator is False and item.calculator == "required":
+            continue
+        if marks is not None and item.marks != marks:
+            continue
+        if item.content_key not in avoid and stem_key(item) not in avoid:
+            return item
+    return None
+
+
 def fetch_question(source: QuestionSource, student: str, subject: str, level: str, seed: Any,
                    target_outcome: Optional[str] = None, avoid: Optional[set[str]] = None,
                    calculator: Optional[bool] = None, marks: Optional[int] = None,
@@ -95,24 +107,17 @@ def fetch_question(source: QuestionSource, student: str, subject: str, level: st
     order = f"{student}|{seed}"
     if approved_only:
         # The class receives teacher-approved questions only: no live generation, no variants.
-        for item in source.approved_candidates(subject, level, outcome, unseen_by=student, order_seed=order):
-            if calculator is False and item.calculator == "required":
-                continue
-            if marks is not None and item.marks != marks:
-                continue
-            if item.content_key not in avoid and stem_key(item) not in avoid:
-                return Fetched(item, outcome, item.source)
+        item = _first_usable(source.approved_candidates(subject, level, outcome, unseen_by=student, order_seed=order),
+                             calculator, marks, avoid)
+        if item is not None:
+            return Fetched(item, outcome, item.source)
         raise NoQuestions(f"no approved question left for outcome {outcome} ({subject} {level}) that this student "
                           f"has not seen: ask the teacher to approve more on the Review page")
     candidates = source.get_local_questions(subject, level, outcome, 10, unseen_by=student, order_seed=order)
     candidates += source.get_us_or_past_questions(subject, level, outcome, 10, unseen_by=student, order_seed=order)
-    for item in candidates:
-        if calculator is False and item.calculator == "required":
-            continue
-        if marks is not None and item.marks != marks:
-            continue
-        if item.content_key not in avoid and stem_key(item) not in avoid:
-            return Fetched(item, outcome, item.source)
+    item = _first_usable(candidates, calculator, marks, avoid)
+    if item is not None:
+        return Fetched(item, outcome, item.source)
 
     if source.blueprints_for(subject, level, outcome, calculator):
         item = source.generate_question(subject, level, outcome, marks=marks, seed=f"{student}|{seed}",

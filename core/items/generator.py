@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from core.blueprints import helpers
-from core.blueprints.compiler import CompiledSkill, display_value
+from core.blueprints.compiler import CompiledSkill
 from core.blueprints.formula import FormulaError
 from core.items.sampler import GenerationError, LevelSampler
 
@@ -161,7 +161,7 @@ class SkillGenerator:
             raise GenerationError(f"{self.bp.skill_id} level '{level}': {exc.message} in '{exc.expression}'") from None
 
     def _distractors(self, env: dict, answer_text: str, rng: random.Random) -> list[tuple[str, str, Any]]:
-        g, p = self.bp.generation, self.bp.presentation
+        g = self.bp.generation
         order = list(self.cs.distractors)
         rng.shuffle(order)
         chosen: list[tuple[str, str, Any]] = []

@@ -239,28 +239,3 @@ def bank_items(store: Store, subject: str, level: str) -> list[Item]:
         f"AND lower(subject) = lower(?) AND lower(level) = lower(?) ORDER BY id", [*BANK_SOURCES, subject, level])
     names = [d[0] for d in cur.description]
     return [row_to_item(_decode(dict(zip(names, r)))) for r in cur.fetchall()]
-
-
-def candidate_items(store: Store, sources: list[str], subject: str, level: str, outcome_id: str,
-                    exclude_student: Optional[str] = None, limit: int = 20, order_seed: str = "") -> list[Item]:
-    """Approved bank items for an outcome, optionally without those a student has seen.
-
-    Seen is judged on content (the content key and the normalised stem), not
-    only on ids, so a re-imported copy of a question counts as seen.
-    """
-    if not sources:
-        return []
-    marks = ", ".join("?" for _ in sources)
-    sql = (f"SELECT * FROM items i WHERE i.source IN ({marks}) AND i.status = 'approved' "
-           f"AND lower(i.subject) = lower(?) AND lower(i.level) = lower(?) "
-           f"AND list_contains(CAST(i.outcome_ids AS VARCHAR[]), ?)")
-    params: list[Any] = [*sources, subject, level, outcome_id]
-    if exclude_student is not None:
-        sql += (" AND NOT EXISTS (SELECT 1 FROM seen s WHERE s.student = ? AND "
-                "(s.content_key = i.content_key OR s.item_id = i.id))")
-        params.append(exclude_student)
-    sql += " ORDER BY hash(i.id || ?) LIMIT ?"
-    params += [order_seed, limit]
-    cur = store.cursor().execute(sql, params)
-    names = [d[0] for d in cur.description]
-    return [row_to_item(_decode(dict(zip(names, r)))) for r in cur.fetchall()]
