@@ -19,7 +19,7 @@ elif who["role"] == "teacher":
                   st.Page("pages/teacher_review.py", title="Review", icon="✅"),
                   st.Page("pages/teacher_exams.py", title="Exams", icon="📝"),
                   st.Page("pages/teacher_class.py", title="Class", icon="👥")],
-        "Account": [sign_out],
+        "Account": [st.Page("pages/teacher_settings.py", title="Settings", icon="🔧"), sign_out],
     }
 else:
     pages = {

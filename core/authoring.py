@@ -728,3 +728,50 @@ def generate_drafts(library: Library, store: Store, plan: Iterable[PlanEntry], s
         if progress:
             progress(done, total)
     return result
+
+
+def generate_llm_drafts(library: Library, store: Store, client: Any, plan: Iterable[PlanEntry], seed: Any,
+                        progress: Progress = None) -> dict:
+    """Have the LLM write a plan's multiple-choice items; core verifies each key before it is stored as a draft.
+
+    Skills that are not multiple choice are skipped with the reason (their
+    items come from the formula, which is always right). Every rejected item
+    is reported with the check it failed; the rest of the plan still runs.
+    """
+    from core.items.llm_items import generate_llm_batch, store_llm_items
+    merged: dict[tuple[str, str], int] = {}
+    for skill_id, level, count in plan:
+        if int(count) > 0:
+            merged[(skill_id, level)] = merged.get((skill_id, level), 0) + int(count)
+    total = sum(merged.values())
+    if total == 0:
+        raise AuthoringError("The plan holds no items; choose skills and a number of items above zero.")
+    if total > MAX_PLAN_ITEMS:
+        raise AuthoringError(f"The plan asks for {total} items; generate at most {MAX_PLAN_ITEMS} at a time.")
+    result: dict[str, Any] = {"requested": total, "verified": 0, "stored": 0, "skipped": [], "rejected": []}
+    done = 0
+    if progress:
+        progress(0, total)
+    for (skill_id, level), count in merged.items():
+        entry = {"skill_id": skill_id, "level": level, "count": count}
+        try:
+            gen = library.generator(skill_id)
+            if gen.bp.generation.item_type != "multiple_choice":
+                raise GenerationError(f"LLM items are written only for multiple-choice skills; {skill_id} is "
+                                      f"{gen.bp.generation.item_type}, so generate it by formula")
+            before = done
+            verified: list[dict] = []
+            items, rejected = generate_llm_batch(
+                client, gen, level, count, f"{seed}/{skill_id}/{level}", verified=verified,
+                progress=(lambda d, _t, b=before: progress(b + d, total)) if progress else None)
+        except (LibraryError, GenerationError) as exc:
+            result["skipped"].append({**entry, "reason": str(exc)})
+        else:
+            repo.sync_blueprints(store, [library.skills[skill_id]])
+            result["verified"] += len(items)
+            result["stored"] += store_llm_items(store, items, verified)
+            result["rejected"] += [{**entry, "seed": r["seed"], "reason": r["reason"]} for r in rejected]
+        done += count
+        if progress:
+            progress(done, total)
+    return result

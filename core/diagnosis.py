@@ -37,10 +37,11 @@ class Diagnosis:
     gap_tags: list[str]
     remediation: Optional[dict]
     similar: Optional[Item]
+    judged: Optional[dict] = None   # how an LLM judge marked a short written answer, when one did
 
     def to_dict(self) -> dict:
         return {"mark": self.mark.to_dict(), "gap_tags": list(self.gap_tags), "remediation": self.remediation,
-                "similar_item_id": self.similar.id if self.similar else None}
+                "similar_item_id": self.similar.id if self.similar else None, "judged": self.judged}
 
 
 def concept_for(tag: str) -> str:
@@ -58,12 +59,22 @@ def misconception_text(item: Item, strategy: Optional[str], library: Any) -> Opt
 
 
 def diagnose(item: Item, answer: Any, source: Optional[QuestionSource] = None, seed: Any = 0,
-             avoid: Optional[set[str]] = None, similar: bool = True) -> Diagnosis:
-    """Mark ``answer`` and, when it is not fully right, explain and offer a similar item."""
+             avoid: Optional[set[str]] = None, similar: bool = True, tutor: bool = True) -> Diagnosis:
+    """Mark ``answer`` and, when it is not fully right, explain and offer a similar item.
+
+    With an LLM on the source (practice and lessons only), a short written
+    answer is also judged by the LLM, and with ``tutor`` a wrong answer gets
+    the tutor's fuller remediation next to core's.
+    """
     spec = MarkingSpec.from_item(item, misconception_tags=(item.evaluation or {}).get("misconception_tags") or None)
     result = mark_answer(spec, answer)
+    assistant = getattr(source, "llm", None) if source is not None else None
+    judged = None
+    if assistant is not None and spec.method == "short_text" and result.refused is None:
+        judged = assistant.judge_short_text(item, str(answer), result)
+        result = judged.mark
     if result.correct:
-        return Diagnosis(result, [], None, None)
+        return Diagnosis(result, [], None, None, judged.to_dict() if judged else None)
     gaps = list(result.gap_tags)
     library = source.library if source is not None else None
     why = result.feedback
@@ -84,7 +95,18 @@ def diagnose(item: Item, answer: Any, source: Optional[QuestionSource] = None, s
         "try_this": similar_item.stem if similar_item else None,
         "explanation": item.explanation,
     }
-    return Diagnosis(result, gaps, remediation, similar_item)
+    if assistant is not None and tutor:
+        remediation.update(_tutor_remediation(assistant, item, answer, remediation))
+    return Diagnosis(result, gaps, remediation, similar_item, judged.to_dict() if judged else None)
+
+
+def _tutor_remediation(assistant: Any, item: Item, answer: Any, remediation: dict) -> dict:
+    """The tutor's richer text next to core's; when the tutor fails, core's stands and the reason is kept."""
+    from core.llm import LLMError
+    try:
+        return {"tutor": assistant.remediation(item, answer, remediation)}
+    except LLMError as exc:
+        return {"tutor_error": f"The tutor's explanation is unavailable: {exc}"}
 
 
 def similar_item_for(item: Item, source: QuestionSource, seed: Any, avoid: set[str]) -> Optional[Item]:

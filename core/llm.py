@@ -6,6 +6,7 @@ exponential backoff, and records every attempt in the llm_runs table.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import threading
@@ -20,8 +21,9 @@ from core.store.db import Store, StoreError
 
 ROLES = ("item_generator", "designer", "implementer", "verifier", "style_judge", "tutor")
 ENV_PREFIX = "WORKBENCH_LLM_"
-OFF_MESSAGE = ("LLM features are off: set WORKBENCH_LLM_API_KEY, WORKBENCH_LLM_BASE_URL and WORKBENCH_LLM_MODEL "
-               "(or api_key, base_url and model in an [llm] table of .streamlit/secrets.toml) to turn them on.")
+OFF_MESSAGE = ("LLM features are off: to turn them on, save a server and model on the Settings page, or set "
+               "WORKBENCH_LLM_API_KEY, WORKBENCH_LLM_BASE_URL and WORKBENCH_LLM_MODEL (or api_key, base_url and "
+               "model in an [llm] table of .streamlit/secrets.toml).")
 BACKOFF_CAP_S = 8.0
 
 M = TypeVar("M", bound=BaseModel)
@@ -95,6 +97,88 @@ def settings_from(secrets: Optional[Mapping], env: Mapping[str, str]) -> Optiona
         raise LLMConfigError(f"LLM setting {where} is not valid: {first['msg']}") from None
 
 
+SETTINGS_KEY = "llm"
+SETTING_FIELDS = ("api_key", "base_url", "model", "models", "timeout_s", "max_retries", "concurrency")
+
+
+@dataclasses.dataclass
+class LLMStatus:
+    """Whether LLM features are on, with which settings, and where the settings came from."""
+    settings: Optional[LLMSettings]
+    origin: str                     # "environment" (secrets or WORKBENCH_LLM_*), "settings page" or "off"
+    problem: Optional[str] = None   # settings that were given but cannot be used
+
+    @property
+    def on(self) -> bool:
+        return self.settings is not None
+
+    def message(self) -> str:
+        if self.problem:
+            return f"LLM features are off: {self.problem}"
+        if self.settings is None:
+            return OFF_MESSAGE
+        where = self.settings.base_url or "api.openai.com"
+        return f"LLM features are on: model {self.settings.model} at {where} (set in the {self.origin})."
+
+
+def validate_settings(values: Mapping[str, Any]) -> LLMSettings:
+    """Settings from a form or a stored record; LLMConfigError names the first field that is wrong."""
+    data = {k: v for k, v in values.items() if k in SETTING_FIELDS and v not in (None, "")}
+    data["models"] = {k: v for k, v in (data.get("models") or {}).items() if v}
+    if not data.get("api_key") and data.get("base_url"):
+        data["api_key"] = "unused"
+    if not data.get("api_key"):
+        raise LLMConfigError("an API key or a base URL is needed (a local server such as Ollama needs only the URL)")
+    if not data.get("model"):
+        raise LLMConfigError("name the model to use (for example gpt-4o-mini, or llama3.1 on Ollama)")
+    try:
+        return LLMSettings(**data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise LLMConfigError(f"LLM setting {where} is not valid: {first['msg']}") from None
+
+
+def llm_status(secrets: Optional[Mapping], env: Mapping[str, str], store: Optional[Store] = None) -> LLMStatus:
+    """The settings in force: secrets and WORKBENCH_LLM_* first, then those saved on the settings page."""
+    try:
+        settings = settings_from(secrets, env)
+    except LLMConfigError as exc:
+        return LLMStatus(None, "environment", str(exc))
+    if settings is not None:
+        return LLMStatus(settings, "environment")
+    if store is not None:
+        from core.store.settings import get_setting
+        saved = get_setting(store, SETTINGS_KEY)
+        if saved:
+            try:
+                return LLMStatus(validate_settings(saved), "settings page")
+            except LLMConfigError as exc:
+                return LLMStatus(None, "settings page", str(exc))
+    return LLMStatus(None, "off")
+
+
+def save_settings(store: Store, values: Mapping[str, Any], who: Optional[str] = None) -> LLMSettings:
+    """Check and store the settings page's values; LLMConfigError (nothing stored) when they are wrong."""
+    from core.store.settings import put_setting
+    settings = validate_settings(values)
+    put_setting(store, SETTINGS_KEY, settings.model_dump(), who)
+    return settings
+
+
+def clear_settings(store: Store) -> bool:
+    """Forget the settings page's values (LLM features turn off unless the environment sets them)."""
+    from core.store.settings import delete_setting
+    return delete_setting(store, SETTINGS_KEY)
+
+
+def settings_fingerprint(settings: Optional[LLMSettings]) -> str:
+    """A short key that changes when the settings do (for caching one client per configuration)."""
+    if settings is None:
+        return "off"
+    return hashlib.sha256(settings.model_dump_json().encode()).hexdigest()[:16]
+
+
 def prompt_hash(messages: list[dict]) -> str:
     return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
@@ -140,6 +224,16 @@ class LLMClient:
 
     def close(self) -> None:
         self._client.close()
+
+    def check(self) -> str:
+        """One small call to prove the server, key and model work; the model's reply, or LLMError saying why."""
+        class Pong(BaseModel):
+            reply: str
+
+        answer = self.structured("tutor", [{"role": "system", "content": "Answer in one word."},
+                                           {"role": "user", "content": "Reply with the word ready."}],
+                                 Pong, stage="connection_check")
+        return answer.reply
 
     def _record(self, stage: Optional[str], role: str, model: str, digest: str, usage: Any,
                 latency_ms: float, error: Optional[str]) -> None:

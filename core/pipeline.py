@@ -6,7 +6,9 @@ writes the question, the Verifier checks it and the Style Judge scores it. A
 ``fixable_with_regeneration`` verdict sends the Implementer round again (with the retry
 instructions, the idea plan, the previous attempt and the failure reports) while
 attempts remain; a ``structural_flaw`` rejects the item at once; an LLMError rejects the
-item with its reason and the run goes on. Results are written to files, not the store.
+item with its reason and the run goes on; items run concurrently up to the client's
+concurrency. Results are exported to files, and ``store_accepted`` puts the accepted
+questions into the review queue as drafts.
 """
 from __future__ import annotations
 
@@ -16,11 +18,13 @@ import random
 import statistics
 from datetime import datetime, timezone
 from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Literal, Optional
 
 import yaml
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from core.items.generator import Item, normalise_text
 from core.llm import LLMClient, LLMError
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
@@ -283,18 +287,22 @@ class PipelineResult(BaseModel):
             "config": self.config.model_dump(), "models": self.models,
         }
 
-    def export(self, folder: Path | str) -> Path:
-        """Write accepted.jsonl, rejected.jsonl, logs.jsonl and stats.json into ``folder``."""
-        out = Path(folder)
-        out.mkdir(parents=True, exist_ok=True)
-
+    def files(self) -> dict[str, str]:
+        """The export files' names and contents: accepted.jsonl, rejected.jsonl, logs.jsonl and stats.json."""
         def lines(rows: list[dict]) -> str:
             return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
-        (out / "accepted.jsonl").write_text(lines([i.record(self.models) for i in self.accepted]), encoding="utf-8")
-        (out / "rejected.jsonl").write_text(lines([i.record(self.models) for i in self.rejected]), encoding="utf-8")
-        (out / "logs.jsonl").write_text(lines([e.model_dump() for e in self.logs]), encoding="utf-8")
-        (out / "stats.json").write_text(json.dumps(self.stats(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        return {"accepted.jsonl": lines([i.record(self.models) for i in self.accepted]),
+                "rejected.jsonl": lines([i.record(self.models) for i in self.rejected]),
+                "logs.jsonl": lines([e.model_dump() for e in self.logs]),
+                "stats.json": json.dumps(self.stats(), indent=2, ensure_ascii=False) + "\n"}
+
+    def export(self, folder: Path | str) -> Path:
+        """Write the export files into ``folder``."""
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, text in self.files().items():
+            (out / name).write_text(text, encoding="utf-8")
         return out
 
 
@@ -314,6 +322,7 @@ class _Run:
         self.client = client
         self.config = config
         self.result = result
+        self.logs: dict[int, list[LogEntry]] = {}   # per item, so concurrent items keep their own order
         self.prompts = {agent: load_prompt(agent, config.prompt_version) for agent in AGENTS}
         if "retry" not in self.prompts["implementer"]:
             raise PipelineError(f"the prompt file implementer.{config.prompt_version}.md needs a '<!-- retry -->' section")
@@ -329,7 +338,8 @@ class _Run:
             raise
 
     def log(self, item: int, agent: str, attempt: int, verdict: str, reason: Optional[str] = None) -> None:
-        self.result.logs.append(LogEntry(item=item, agent=agent, attempt=attempt, verdict=verdict, reason=reason))
+        self.logs.setdefault(item, []).append(LogEntry(item=item, agent=agent, attempt=attempt, verdict=verdict,
+                                                       reason=reason))
 
     def item(self, index: int, schema: ReasoningSchema, difficulty: str) -> ItemOutcome:
         outcome = ItemOutcome(item=index, schema_id=schema.id, difficulty=difficulty, accepted=False)
@@ -415,11 +425,68 @@ def run_pipeline(client: LLMClient, config: PipelineConfig, progress: Optional[P
     rng = random.Random(config.seed)
     names = [d for d in DIFFICULTIES if config.difficulty_weights.get(d, 0) > 0]
     weights = [config.difficulty_weights[d] for d in names]
-    for index in range(config.n):
+    plan = []
+    for index in range(config.n):  # drawn up front, so the seed fixes the plan whatever order calls finish in
         schema = rng.choice(schemas)
-        difficulty = rng.choices(names, weights=weights)[0]
-        outcome = run.item(index, schema, difficulty)
-        result.items.append(outcome)
-        if progress is not None:
-            progress(index + 1, config.n, outcome)
+        plan.append((index, schema, rng.choices(names, weights=weights)[0]))
+    outcomes: dict[int, ItemOutcome] = {}
+    with ThreadPoolExecutor(max_workers=min(config.n, client.settings.concurrency),
+                            thread_name_prefix="pipeline") as pool:
+        futures = {pool.submit(run.item, *entry): entry[0] for entry in plan}
+        for done, future in enumerate(as_completed(futures), 1):
+            outcome = future.result()
+            outcomes[futures[future]] = outcome
+            if progress is not None:
+                progress(done, config.n, outcome)
+    result.items = [outcomes[i] for i in range(config.n)]
+    result.logs = [entry for i in range(config.n) for entry in run.logs.get(i, [])]
     return result
+
+
+# --------------------------------------------------------------------------
+# Into the review queue
+
+SUBJECTS = {"M": "Mathematics", "P": "Physics"}
+DIFFICULTY_VALUES = {"easy": 0.3, "medium": 0.5, "hard": 0.7}
+
+
+def outcome_item(outcome: ItemOutcome, models: dict[str, str], level: Optional[str] = None) -> Item:
+    """An accepted pipeline question as a draft multiple-choice Item carrying its reports."""
+    if not outcome.accepted or outcome.question is None:
+        raise PipelineError(f"item {outcome.item} was not accepted and cannot go to the review queue")
+    question = ImplementedItem(**outcome.question)
+    record = outcome.record(models)
+    options = [o.text for o in question.options]
+    index = [o.label for o in question.options].index(question.correct_option)
+    why = {d.label: d.reasoning_path for d in question.distractor_map}
+    return Item(
+        id=record["id"], blueprint_id=None, blueprint_version=None, blueprint_hash="",  # type: ignore[arg-type]
+        source="pipeline", seed=f"{outcome.schema_id}/{outcome.item}", difficulty_level=outcome.difficulty,
+        difficulty_value=DIFFICULTY_VALUES.get(outcome.difficulty, 0.5), item_type="multiple_choice",
+        stem=question.stem, options=options,
+        option_strategies=[None if i == index else "pipeline_distractor" for i in range(len(options))],
+        options_shuffled=False, correct_answer=options[index], correct_index=index, answer_value=options[index],
+        accepted_answers=[], misconceptions={options[i]: why[o.label] for i, o in enumerate(question.options)
+                                             if o.label in why and i != index},
+        explanation=question.reasoning, hints=[question.key_insight], answer_type="string", units=None, marks=1,
+        marking_scheme={"criteria": [], "total_marks": 1},
+        evaluation={"method": "mcq", "tolerance": None, "significant_figures": None, "required_form": "any",
+                    "keywords": [], "min_keywords": None, "partial_credit": False},
+        generation_params={"schema_id": outcome.schema_id, "difficulty": outcome.difficulty},
+        computed_values={"idea_plan": outcome.idea_plan, "attempts": outcome.attempts},
+        subject=SUBJECTS.get(outcome.schema_id[:1]), level=level, outcome_ids=[], skill_ids=[],
+        calculator="none", content_key=hashlib.sha256(normalise_text(question.stem).encode()).hexdigest()[:20],
+        status="draft")
+
+
+def store_accepted(store: Any, result: PipelineResult, level: Optional[str] = None) -> int:
+    """Accepted questions into the review queue as drafts, each with its verifier and style reports."""
+    from core.store.llm_runs import save_verification
+    from core.store.repo import insert_items
+    pairs = [(outcome_item(o, result.models, level), o) for o in result.accepted]
+    added = insert_items(store, [item for item, _ in pairs], status="draft")
+    for item, outcome in pairs:
+        save_verification(store, item.id, {"method": "four_agent_pipeline", "verdict": "verified",
+                                           "verifier": outcome.verifier_report, "style": outcome.style_report,
+                                           "attempts": outcome.attempts})
+    return added

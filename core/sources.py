@@ -6,6 +6,7 @@ or us), variants from either. Answer keys stay inside ``core``.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import random
 import time
@@ -42,11 +43,19 @@ class QuestionSource:
     def __init__(self, library: Library, store: Store, llm: Any = None):
         self.library = library
         self.store = store
-        self.llm = llm  # generation by LLM is added with the LLM client; None means offline
+        self.llm = llm  # a core.assist.Assistant when an LLM is configured; None means offline
         # Only one process may open the database, so what this process wrote is all
         # there is; short lifetimes still cover a second runner in the same process.
         self._bank: dict[tuple[str, str], tuple[float, int, list[Item]]] = {}
         self._seen: dict[str, tuple[float, set[str], set[str]]] = {}
+
+    def offline(self) -> "QuestionSource":
+        """This source without the LLM (sharing its caches), for exams and evaluations."""
+        if self.llm is None:
+            return self
+        view = copy.copy(self)
+        view.llm = None
+        return view
 
     # ------------------------------------------------------------------
     def bank(self, subject: str, level: str) -> list[Item]:
@@ -143,7 +152,7 @@ class QuestionSource:
         skills = self.blueprints_for(subject, level, outcome_id, calculator)
         if not skills:
             if self.llm is not None:
-                return self.llm.generate_question(subject, level, outcome_id, marks or 4)
+                return self.llm.generate_question(subject, level, outcome_id, marks or 4, seed=seed)
             raise NoQuestions(f"no question source covers outcome {outcome_id} ({subject} {level}): {LLM_HINT}")
         rng = random.Random(f"generate|{subject}|{level}|{outcome_id}|{seed}")
         if marks is not None:

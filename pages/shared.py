@@ -7,9 +7,11 @@ from typing import Any, Optional
 
 import streamlit as st
 
+from core.assist import Assistant
 from core.auth import teacher_passcode
 from core.flows.base import Runner
 from core.flows.registry import make_runner
+from core.llm import LLMClient, LLMSettings, LLMStatus, llm_status, settings_fingerprint
 from core.store import DatabaseBusy, StoreError
 from core.workbench import Workbench, open_workbench
 
@@ -22,9 +24,18 @@ def _open(db_path: str | None) -> Workbench:
 
 
 @st.cache_resource
-def _runner(db_path: str | None) -> Runner:
+def _client(fingerprint: str, settings_json: str, db_path: str | None) -> LLMClient:
+    # One client per configuration: saving new settings gives a new fingerprint, hence a new client.
+    return LLMClient(LLMSettings.model_validate_json(settings_json), _open(db_path).store)
+
+
+@st.cache_resource
+def _runner(db_path: str | None, fingerprint: str, settings_json: str | None) -> Runner:
     wb = _open(db_path)
-    return make_runner(wb.store, wb.library)
+    helper = None
+    if settings_json is not None:
+        helper = Assistant(_client(fingerprint, settings_json, db_path), wb.library, wb.store)
+    return make_runner(wb.store, wb.library, llm=helper)
 
 
 def workbench() -> Workbench:
@@ -41,9 +52,34 @@ def workbench() -> Workbench:
 
 
 def runner() -> Runner:
-    """The process's session runner (flows keep their state in the database; this caches it)."""
-    workbench()
-    return _runner(os.environ.get("WORKBENCH_DB"))
+    """The process's session runner (flows keep their state in the database; this caches it).
+
+    With an LLM configured its question source and marking get the assistant
+    (practice and lessons only; exams and evaluations never use it).
+    """
+    status = llm()
+    settings = status.settings
+    return _runner(os.environ.get("WORKBENCH_DB"), settings_fingerprint(settings),
+                   settings.model_dump_json() if settings else None)
+
+
+def llm() -> LLMStatus:
+    """Whether LLM features are on for this run, and with which settings."""
+    return llm_status(secrets(), os.environ, workbench().store)
+
+
+def llm_client() -> Optional[LLMClient]:
+    """The LLM client for the settings in force, or None when LLM features are off."""
+    status = llm()
+    if not status.on:
+        return None
+    return _client(settings_fingerprint(status.settings), status.settings.model_dump_json(),
+                   os.environ.get("WORKBENCH_DB"))
+
+
+def llm_off(feature: str, status: Optional[LLMStatus] = None) -> None:
+    """The sentence shown where an LLM feature would be: what is off and how to turn it on."""
+    st.info(f"{feature} needs an LLM. {(status or llm()).message()}", icon="💡")
 
 
 def secrets() -> dict:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core import progress
 from core.flows.base import FlowError
-from pages import shared
+from pages import shared, tutor
 
 who = shared.require("student")
 wb = shared.workbench()
@@ -154,14 +154,10 @@ def show_practice(view: dict) -> None:
             shared.stem(f"**Correct answer:** {fb['correct_answer']}")
             if fb.get("explanation"):
                 shared.stem(f"**Explanation:** {fb['explanation']}")
+        tutor.judged(fb)
         if not fb["correct"] and rem:
-            with st.container(border=True):
-                if rem.get("what_went_wrong"):
-                    shared.stem(f"**What went wrong:** {rem['what_went_wrong']}")
-                if rem.get("key_concept"):
-                    shared.stem(f"**Key concept:** {rem['key_concept']}")
-                if rem.get("try_this"):
-                    shared.stem(f"**Try this:** {rem['try_this']}")
+            tutor.remediation(rem)
+        tutor.ask(sid, view, run)
         cols = st.columns(3)
         if cols[0].button("Next question", type="primary"):
             if run(sid, "next"):
@@ -266,11 +262,8 @@ def show_lesson(view: dict) -> None:
                     shared.stem(f"**Answer:** {revealed['correct_answer']}{units}")
                     if revealed.get("explanation"):
                         shared.stem(f"**Explanation:** {revealed['explanation']}")
-                    rem = revealed.get("remediation") or {}
-                    if rem.get("what_went_wrong"):
-                        shared.stem(f"**What went wrong:** {rem['what_went_wrong']}")
-                    if rem.get("key_concept"):
-                        shared.stem(f"**Key concept:** {rem['key_concept']}")
+                if revealed.get("remediation"):
+                    tutor.remediation(revealed["remediation"], try_this=False)
             if stage != "ended" and st.button("Next card", type="primary"):
                 if run(sid, "next"):
                     st.rerun()

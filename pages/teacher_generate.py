@@ -1,9 +1,9 @@
-"""Generate: draft items from skill blueprints (by skill or by course outcome) for the review queue."""
+"""Generate: draft items for the review queue, by formula or LLM from skill blueprints, or by the LLM pipeline."""
 import pandas as pd
 import streamlit as st
 
 from core import authoring
-from pages import shared
+from pages import pipeline_form, shared
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -11,11 +11,21 @@ wb = shared.workbench()
 lib = wb.library
 DEFAULT_MIX = {"easy": 30, "medium": 50, "hard": 20}
 
+FORMULA, LLM_ITEMS, PIPELINE = "Formula (blueprint)", "LLM (blueprint)", "LLM question pipeline"
+
 st.title("Generate items")
 st.caption("Generated items go to the review queue as drafts; students see them only after you approve them.")
-st.radio("Source", ["Formula (blueprint)", "LLM"], key="gen_source", horizontal=True, disabled=True,
-         captions=["Computed from a skill blueprint, keyed and explained automatically.",
-                   "Configure an LLM in settings to generate with a model."])
+status = shared.llm()
+source = st.radio("Source", [FORMULA, LLM_ITEMS, PIPELINE], key="gen_source", horizontal=True,
+                  captions=["Computed from a skill blueprint, keyed and explained automatically.",
+                            "The LLM writes multiple-choice items from a blueprint; core recomputes every key.",
+                            "Designer, implementer, verifier and style judge write reasoning questions."])
+if source != FORMULA and not status.on:
+    shared.llm_off(f"“{source}”", status)
+    st.stop()
+if source == PIPELINE:
+    pipeline_form.show(wb, shared.llm_client())
+    st.stop()
 by = st.radio("Choose by", ["Skills", "Course outcomes"], key="gen_by", horizontal=True)
 if by == "Skills":
     skill_ids = st.multiselect("Skills", sorted(lib.generators), key="gen_skills",
@@ -58,7 +68,24 @@ except authoring.AuthoringError as exc:
     st.stop()
 st.dataframe(pd.DataFrame(plan, columns=["skill", "level", "items"]), hide_index=True)
 
-if st.button("Generate", type="primary", key="gen_go"):
+if source == LLM_ITEMS and st.button("Generate with the LLM", type="primary", key="gen_llm_go"):
+    bar = st.progress(0.0, text="Asking the LLM…")
+    try:
+        result = authoring.generate_llm_drafts(lib, wb.store, shared.llm_client(), plan, seed,
+                                               progress=lambda d, t: bar.progress(d / t, text=f"{d} of {t} items done…"))
+    except authoring.AuthoringError as exc:
+        shared.error(exc)
+        st.stop()
+    bar.empty()
+    st.success(f"{result['verified']} of {result['requested']} item(s) passed core's checks; "
+               f"{result['stored']} new draft(s) went to the review queue.")
+    for row in result["skipped"]:
+        st.warning(f"{row['skill_id']} ({row['level']}) was skipped: {row['reason']}")
+    if result["rejected"]:
+        st.warning(f"{len(result['rejected'])} item(s) were rejected and not stored:")
+        st.dataframe(pd.DataFrame(result["rejected"])[["skill_id", "level", "seed", "reason"]], hide_index=True)
+    st.page_link("pages/teacher_review.py", label="Open the Review page to approve the drafts", icon="✅")
+if source == FORMULA and st.button("Generate", type="primary", key="gen_go"):
     bar = st.progress(0.0, text="Generating…")
     result = authoring.generate_drafts(lib, wb.store, plan, seed,
                                        progress=lambda d, t: bar.progress(d / t, text=f"Generated {d} of {t} items…"))

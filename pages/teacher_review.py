@@ -13,7 +13,7 @@ store, library = wb.store, wb.library
 
 ANY = "(any)"
 STATUSES = {"Drafts": "draft", "Approved": "approved", "Rejected": "rejected", "All": None}
-SOURCES = [ANY, "formula", "local", "past", "us", "variant", "llm"]
+SOURCES = [ANY, "formula", "local", "past", "us", "variant", "llm", "pipeline"]
 VERDICTS = ["all", "has verification report", "none"]
 PAGE_SIZE = 20
 

@@ -131,6 +131,7 @@ def assemble_sections(source: QuestionSource, spec, student: str, seed: Any, exa
     class paper is exactly what the students will sit. Raises NoQuestions
     naming the section when one cannot be filled.
     """
+    source = source.offline()  # the LLM has no part in an exam before it is submitted
     subject, level = spec.subject, spec.level
     # Only plan_section draws from this generator, so planning every section first gives the
     # same slots as planning them one at a time.

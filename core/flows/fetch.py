@@ -144,6 +144,7 @@ def fetch_question(source: QuestionSource, student: str, subject: str, level: st
                                         calculator=calculator, difficulty=difficulty)
         return Fetched(item, outcome, "generated")
     if source.llm is not None:
-        return Fetched(source.llm.generate_question(subject, level, outcome, marks or 4), outcome, "llm")
+        return Fetched(source.llm.generate_question(subject, level, outcome, marks or 4, seed=f"{student}|{seed}"),
+                       outcome, "llm")
     raise NoQuestions(f"no unseen question for outcome {outcome} ({subject} {level}) and nothing to vary: "
                       f"add bank questions or a skill blueprint for it, or configure an LLM")

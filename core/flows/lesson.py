@@ -180,7 +180,8 @@ class LessonFlow(Flow):
             raise FlowError(f"that answer is too long (over {MAX_ANSWER_CHARS:,} characters); shorten it and try again")
         item = self.item(card["item_id"])
         attempts = state["attempts"] + 1
-        diag = diagnose(item, answer, self.ctx.source, seed=f"{state['seed']}/{index}/{attempts}", similar=False)
+        diag = diagnose(item, answer, self.ctx.source, seed=f"{state['seed']}/{index}/{attempts}", similar=False,
+                        tutor=attempts >= state["max_attempts"])  # the tutor explains once the answer is revealed
         mark = diag.mark
         now = self.ctx.clock()
         if isinstance(time_ms, bool) or not isinstance(time_ms, int) or not 0 <= time_ms <= MAX_TIME_MS:
@@ -199,7 +200,8 @@ class LessonFlow(Flow):
             revealed = {"correct_answer": item.correct_answer, "explanation": item.explanation,
                         "units": item.units}
             if not mark.correct:
-                revealed["remediation"] = {k: rem.get(k) for k in ("what_went_wrong", "key_concept")}
+                revealed["remediation"] = {k: rem.get(k) for k in ("what_went_wrong", "key_concept", "tutor", "tutor_error")
+                                            if rem.get(k) is not None}
         evidence = {"card_id": card["card_id"], "card_index": index, "item_id": item.id, "question": item.stem,
                     "student_response": _text(answer), "is_correct": mark.correct, "attempts": attempts,
                     "should_progress": should_progress, "feedback": feedback, "timestamp": _iso(now),

@@ -62,7 +62,7 @@ class PracticeFlow(Flow):
             "mode": cfg.get("mode", "practice"), "seed": str(cfg.get("seed", session["id"])),
             "stage": "new", "current": None, "last": None, "presented": 0,
             "total": 0, "correct": 0, "streak": 0, "best_streak": 0, "used": [], "outcomes": [],
-            "abilities": {}, "mastery": {}, "similar": None,
+            "abilities": {}, "mastery": {}, "similar": None, "tutor": [],
         }
 
     # ------------------------------------------------------------------
@@ -76,6 +76,7 @@ class PracticeFlow(Flow):
             state["used"].append(p["stem_key"])
             state["outcomes"].append(p["outcome_id"])
             state["similar"] = None
+            state["tutor"] = []
         elif t == "answered":
             state["stage"] = "feedback"
             state["last"] = p
@@ -90,6 +91,8 @@ class PracticeFlow(Flow):
                 state["abilities"][p["outcome_id"]] = p["ability"]
             state["mastery"].update(p.get("mastery", {}))
             state["similar"] = p.get("similar_item_id")
+        elif t == "tutor":
+            state.setdefault("tutor", []).append({"question": p["question"], "reply": p["reply"]})
         elif t == "skipped":
             state["stage"] = "skipped"
             state["streak"] = 0
@@ -111,6 +114,8 @@ class PracticeFlow(Flow):
             last = state["last"]
             out["feedback"] = {k: last[k] for k in ("item_id", "answer", "correct", "score", "max_score", "feedback",
                                                      "correct_answer", "explanation", "remediation", "gap_tags")}
+            out["feedback"]["judged"] = last.get("judged")
+            out["tutor"] = list(state.get("tutor", []))
             out["feedback"]["question"] = last["stem"]
             out["can_try_similar"] = bool(state.get("similar"))
         if state["mode"] == "adaptive":
@@ -156,7 +161,7 @@ class PracticeFlow(Flow):
                  correct=mark.correct, score=mark.score, max_score=mark.max_score, feedback=mark.feedback,
                  misconception=mark.misconception, gap_tags=diag.gap_tags, remediation=diag.remediation,
                  correct_answer=item.correct_answer, explanation=item.explanation, stem=item.stem,
-                 similar_item_id=diag.similar.id if diag.similar else None, time_ms=time_ms,
+                 similar_item_id=diag.similar.id if diag.similar else None, time_ms=time_ms, judged=diag.judged,
                  mastery={skill: new_score}, ability=ability)
         step.responses.append({"item_id": item_id, "answer": _text(answer), "correct": mark.correct,
                                "score": mark.score, "max_score": mark.max_score, "time_taken_ms": time_ms,
@@ -175,6 +180,26 @@ class PracticeFlow(Flow):
             self._present_item(state, step, item, outcome, "similar", None)
             return step
         return self._present(state, Step())
+
+    def cmd_ask_tutor(self, state: dict, question: str) -> Step:
+        """The tutor answers a question about the feedback on screen (free chat, seed 002's thought session)."""
+        from core.llm import OFF_MESSAGE, LLMError
+        assistant = self.ctx.source.llm
+        if assistant is None:
+            raise FlowError(f"The tutor is not available. {OFF_MESSAGE}")
+        if state["stage"] != "feedback" or not state["last"]:
+            raise FlowError("the tutor answers questions about feedback: answer a question first")
+        last = state["last"]
+        context = {"question": last["stem"], "student_answer": last["answer"], "correct": last["correct"],
+                   "correct_answer": last["correct_answer"], "feedback": last["feedback"],
+                   "explanation": last["explanation"], "remediation": last.get("remediation")}
+        try:
+            reply = assistant.tutor(context, state.get("tutor", []), question)
+        except ValueError as exc:
+            raise FlowError(str(exc)) from None
+        except LLMError as exc:
+            raise FlowError(f"The tutor could not answer: {exc}. Try again in a moment.") from None
+        return Step().add("tutor", item_id=last["item_id"], question=question.strip(), reply=reply)
 
     def cmd_skip(self, state: dict) -> Step:
         if state["stage"] != "question":

@@ -173,6 +173,14 @@ CREATE TABLE sign_in_attempts (
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
 );
 """),
+    (4, "settings made on the settings pages", """
+CREATE TABLE app_settings (
+    key VARCHAR PRIMARY KEY,
+    value JSON NOT NULL,
+    updated_by VARCHAR,
+    updated_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+"""),
 ]
 
 

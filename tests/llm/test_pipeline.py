@@ -22,8 +22,9 @@ def fake():
 
 @pytest.fixture
 def client(fake):
+    # One call at a time, so the scripted replies meet the calls in order (concurrency has its own test).
     c = LLMClient(LLMSettings(api_key="test-key", base_url=fake.base_url, model="fake-model", models=MODELS,
-                              timeout_s=5, max_retries=0, backoff_s=0.01))
+                              timeout_s=5, max_retries=0, backoff_s=0.01, concurrency=1))
     yield c
     c.close()
 

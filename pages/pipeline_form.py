@@ -1,0 +1,62 @@
+"""The question pipeline's settings, run and results (a component of the Generate page)."""
+from __future__ import annotations
+
+import pandas as pd
+import pydantic
+import streamlit as st
+
+from core.pipeline import DIFFICULTIES, PipelineConfig, PipelineError, run_pipeline, store_accepted
+from pages import shared
+
+LEVELS = ["", "Nat 5", "Higher", "Advanced Higher"]
+
+
+def show(wb, client) -> None:
+    st.caption("Each question gets a reasoning schema and a difficulty; the designer plans it, the implementer "
+               "writes it, the verifier solves it again and the style judge scores it. Failed questions are "
+               "rewritten while retries remain; accepted ones go to the review queue as drafts.")
+    with st.form("pipeline"):
+        cols = st.columns(4)
+        n = cols[0].number_input("Questions", min_value=1, max_value=200, value=5, key="pl_n")
+        seed = cols[1].number_input("Seed", min_value=0, value=0, key="pl_seed")
+        retries = cols[2].number_input("Retries per question", min_value=0, max_value=10, value=2, key="pl_retries")
+        level = cols[3].selectbox("File under level", LEVELS, key="pl_level",
+                                  format_func=lambda v: v or "(no level)")
+        prefixes = st.multiselect("Reasoning schemas", ["M", "P"], default=["M", "P"], key="pl_prefixes",
+                                  format_func={"M": "Mathematics (M1–M7)", "P": "Physics (P1–P7)"}.get)
+        wcols = st.columns(len(DIFFICULTIES))
+        weights = {d: wcols[k].number_input(f"{d.capitalize()} weight", min_value=0.0, max_value=1.0, step=0.1,
+                                            value={"easy": 0.3, "medium": 0.5, "hard": 0.2}[d], key=f"pl_w_{d}")
+                   for k, d in enumerate(DIFFICULTIES)}
+        go = st.form_submit_button("Run the pipeline", type="primary")
+    if not go:
+        return
+    try:
+        config = PipelineConfig(n=int(n), seed=int(seed), max_retries=int(retries), schema_prefixes=prefixes,
+                                difficulty_weights=weights)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        st.error(f"{' '.join(str(p) for p in first['loc']).replace('_', ' ')}: {first['msg']}")
+        return
+    bar = st.progress(0.0, text="Running the pipeline…")
+    try:
+        result = run_pipeline(client, config, progress=lambda d, t, _o: bar.progress(d / t, text=f"{d} of {t} questions done…"))
+    except PipelineError as exc:
+        shared.error(exc)
+        return
+    bar.empty()
+    stored = store_accepted(wb.store, result, level or None)
+    stats = result.stats()
+    st.success(f"{stats['accepted']} of {stats['items']} question(s) accepted; {stored} new draft(s) went to the "
+               f"review queue.")
+    stages = pd.DataFrame([{"stage": k, **v} for k, v in stats["stages"].items()])
+    st.dataframe(stages, hide_index=True)
+    if result.rejected:
+        st.warning(f"{len(result.rejected)} question(s) were rejected:")
+        st.dataframe(pd.DataFrame([{"item": o.item, "schema": o.schema_id, "difficulty": o.difficulty,
+                                    "stage": o.stage, "reason": o.reason} for o in result.rejected]), hide_index=True)
+    cols = st.columns(4)
+    for k, (name, text) in enumerate(result.files().items()):
+        cols[k].download_button(name, text, file_name=name, key=f"pl_dl_{name}",
+                                mime="application/json" if name.endswith(".json") else "application/x-ndjson")
+    st.page_link("pages/teacher_review.py", label="Open the Review page to approve the drafts", icon="✅")
