@@ -6,12 +6,13 @@ exponential backoff, and records every attempt in the llm_runs table.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 import threading
 import time
-from typing import Any, Mapping, Optional, TypeVar
+from typing import Any, Iterator, Mapping, Optional, TypeVar
 
 import openai
 import pydantic
@@ -219,6 +220,8 @@ class LLMClient:
         self.store = store
         self.record_failures = 0
         self._lock = threading.Lock()
+        self._batch_depth = 0
+        self._pending: list[dict] = []
         self._client = openai.OpenAI(api_key=settings.api_key, base_url=settings.base_url,
                                      timeout=settings.timeout_s, max_retries=0)
 
@@ -235,20 +238,47 @@ class LLMClient:
                                  Pong, stage="connection_check")
         return answer.reply
 
+    @contextlib.contextmanager
+    def batched(self) -> Iterator[None]:
+        """Within this block the audit rows of all calls are kept and written in one transaction at the end.
+
+        A single-row write costs a few milliseconds, as much as the rest of
+        core's work on an item; a batch of a hundred calls writes once.
+        """
+        with self._lock:
+            self._batch_depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batch_depth -= 1
+                rows, self._pending = (self._pending, []) if self._batch_depth == 0 else ([], self._pending)
+            self._write(rows)
+
+    def _write(self, rows: list[dict]) -> None:
+        if not rows or self.store is None:
+            return
+        from core.store.llm_runs import record_runs
+        try:
+            record_runs(self.store, rows)
+        except StoreError:
+            # The audit rows are lost but the answers are still good; count them so a page can say so.
+            with self._lock:
+                self.record_failures += len(rows)
+
     def _record(self, stage: Optional[str], role: str, model: str, digest: str, usage: Any,
                 latency_ms: float, error: Optional[str]) -> None:
         if self.store is None:
             return
-        from core.store.llm_runs import record_run
-        try:
-            record_run(self.store, stage=stage, role=role, model=model, prompt_hash=digest,
-                       prompt_tokens=getattr(usage, "prompt_tokens", None),
-                       completion_tokens=getattr(usage, "completion_tokens", None),
-                       latency_ms=round(latency_ms, 1), verdict="error" if error else "ok", error=error)
-        except StoreError:
-            # The audit row is lost but the answer is still good; count it so a page can say so.
-            with self._lock:
-                self.record_failures += 1
+        row = {"stage": stage, "role": role, "model": model, "prompt_hash": digest,
+               "prompt_tokens": getattr(usage, "prompt_tokens", None),
+               "completion_tokens": getattr(usage, "completion_tokens", None),
+               "latency_ms": round(latency_ms, 1), "verdict": "error" if error else "ok", "error": error}
+        with self._lock:
+            if self._batch_depth:
+                self._pending.append(row)
+                return
+        self._write([row])
 
     def structured(self, role: str, messages: list[dict], response_model: type[M],
                    stage: Optional[str] = None) -> M:

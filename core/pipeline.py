@@ -430,8 +430,8 @@ def run_pipeline(client: LLMClient, config: PipelineConfig, progress: Optional[P
         schema = rng.choice(schemas)
         plan.append((index, schema, rng.choices(names, weights=weights)[0]))
     outcomes: dict[int, ItemOutcome] = {}
-    with ThreadPoolExecutor(max_workers=min(config.n, client.settings.concurrency),
-                            thread_name_prefix="pipeline") as pool:
+    with client.batched(), ThreadPoolExecutor(max_workers=min(config.n, client.settings.concurrency),
+                                              thread_name_prefix="pipeline") as pool:
         futures = {pool.submit(run.item, *entry): entry[0] for entry in plan}
         for done, future in enumerate(as_completed(futures), 1):
             outcome = future.result()
@@ -481,12 +481,11 @@ def outcome_item(outcome: ItemOutcome, models: dict[str, str], level: Optional[s
 
 def store_accepted(store: Any, result: PipelineResult, level: Optional[str] = None) -> int:
     """Accepted questions into the review queue as drafts, each with its verifier and style reports."""
-    from core.store.llm_runs import save_verification
+    from core.store.llm_runs import save_verifications
     from core.store.repo import insert_items
     pairs = [(outcome_item(o, result.models, level), o) for o in result.accepted]
     added = insert_items(store, [item for item, _ in pairs], status="draft")
-    for item, outcome in pairs:
-        save_verification(store, item.id, {"method": "four_agent_pipeline", "verdict": "verified",
-                                           "verifier": outcome.verifier_report, "style": outcome.style_report,
-                                           "attempts": outcome.attempts})
+    save_verifications(store, {item.id: {"method": "four_agent_pipeline", "verdict": "verified",
+                                         "verifier": outcome.verifier_report, "style": outcome.style_report,
+                                         "attempts": outcome.attempts} for item, outcome in pairs})
     return added

@@ -30,7 +30,7 @@ def _client(fingerprint: str, settings_json: str, db_path: str | None) -> LLMCli
 
 
 @st.cache_resource
-def _runner(db_path: str | None, fingerprint: str, settings_json: str | None) -> Runner:
+def _runner(db_path: str | None, fingerprint: str = "off", settings_json: str | None = None) -> Runner:
     wb = _open(db_path)
     helper = None
     if settings_json is not None:
@@ -57,10 +57,10 @@ def runner() -> Runner:
     With an LLM configured its question source and marking get the assistant
     (practice and lessons only; exams and evaluations never use it).
     """
-    status = llm()
-    settings = status.settings
-    return _runner(os.environ.get("WORKBENCH_DB"), settings_fingerprint(settings),
-                   settings.model_dump_json() if settings else None)
+    settings = llm().settings
+    if settings is None:
+        return _runner(os.environ.get("WORKBENCH_DB"))
+    return _runner(os.environ.get("WORKBENCH_DB"), settings_fingerprint(settings), settings.model_dump_json())
 
 
 def llm() -> LLMStatus:

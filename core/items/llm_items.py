@@ -369,8 +369,8 @@ def generate_llm_batch(client: LLMClient, generator: SkillGenerator, level: str,
     results: list[Optional[tuple[Optional[Item], dict]]] = [None] * n
     done = 0
     if n:
-        with ThreadPoolExecutor(max_workers=min(n, client.settings.concurrency),
-                                thread_name_prefix="llm-items") as pool:
+        with client.batched(), ThreadPoolExecutor(max_workers=min(n, client.settings.concurrency),
+                                                  thread_name_prefix="llm-items") as pool:
             futures = {pool.submit(generate_llm_item, client, generator, level, f"{seed}/{i}"): i for i in range(n)}
             for future in as_completed(futures):
                 results[futures[future]] = future.result()
@@ -398,12 +398,10 @@ def generate_llm_batch(client: LLMClient, generator: SkillGenerator, level: str,
 
 def store_llm_items(store: Store, items: list[Item], reports: list[dict]) -> int:
     """Store verified items as drafts with their verification reports; return how many were new."""
-    from core.store.llm_runs import save_verification
+    from core.store.llm_runs import save_verifications
     from core.store.repo import insert_items
 
     added = insert_items(store, items, status="draft")
     by_id = {r.get("item_id"): r for r in reports if r.get("verdict") == "verified"}
-    for item in items:
-        if item.id in by_id:
-            save_verification(store, item.id, by_id[item.id])
+    save_verifications(store, {item.id: by_id[item.id] for item in items if item.id in by_id})
     return added

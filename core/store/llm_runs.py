@@ -31,6 +31,23 @@ def record_run(store: Store, *, stage: Optional[str], role: str, model: str, pro
     return run_id
 
 
+def record_runs(store: Store, runs: list[dict[str, Any]]) -> int:
+    """Store several call attempts in one transaction (a batch's audit rows); StoreError if they cannot be written."""
+    if not runs:
+        return 0
+    cols = RUN_COLUMNS[1:-1]
+    values = [v for run in runs for v in ["run_" + uuid.uuid4().hex] + [run.get(c) for c in cols]]
+    holes = ", ".join("(" + ", ".join("?" for _ in range(len(cols) + 1)) + ")" for _ in runs)
+
+    def run(cur: duckdb.DuckDBPyConnection) -> None:
+        cur.execute(f"INSERT INTO llm_runs (id, {', '.join(cols)}) VALUES {holes}", values)
+    try:
+        store.write(run)
+    except duckdb.Error as exc:
+        raise StoreError(f"could not record {len(runs)} LLM calls in llm_runs: {exc}") from None
+    return len(runs)
+
+
 def list_runs(store: Store, role: Optional[str] = None, limit: int = 200) -> list[dict[str, Any]]:
     """The newest LLM call attempts first (optionally for one role)."""
     sql = f"SELECT {', '.join(RUN_COLUMNS)} FROM llm_runs"
@@ -42,6 +59,19 @@ def list_runs(store: Store, role: Optional[str] = None, limit: int = 200) -> lis
     params.append(limit)
     rows = store.cursor().execute(sql, params).fetchall()
     return [dict(zip(RUN_COLUMNS, r)) for r in rows]
+
+
+def save_verifications(store: Store, reports: dict[str, dict]) -> int:
+    """Attach verification reports to stored items in one statement; return how many items were found."""
+    if not reports:
+        return 0
+    holes = ", ".join("(?, ?)" for _ in reports)
+    values = [v for item_id, report in reports.items() for v in (item_id, json.dumps(report))]
+
+    def run(cur: duckdb.DuckDBPyConnection) -> int:
+        return len(cur.execute(f"UPDATE items SET verification = v.report::JSON FROM (VALUES {holes}) AS v(id, report) "
+                               f"WHERE items.id = v.id RETURNING items.id", values).fetchall())
+    return store.write(run)
 
 
 def save_verification(store: Store, item_id: str, report: dict) -> bool:

@@ -98,14 +98,19 @@ def test_blueprints_page_shows_the_library_as_a_tree(env):
     assert not at.error
 
 
-def test_generate_page_renders_with_the_llm_source_disabled(env):
+def test_generate_page_renders_with_the_llm_sources_visibly_off(env):
+    from core.llm import OFF_MESSAGE
     at = page(env, "pages/teacher_generate.py")
     assert values(at.title) == ["Generate items"]
     source = at.radio(key="gen_source")
-    assert source.value == "Formula (blueprint)" and source.proto.disabled
-    assert "Configure an LLM in settings to generate with a model." in list(source.proto.captions)
+    assert source.value == "Formula (blueprint)"
+    assert source.options == ["Formula (blueprint)", "LLM (blueprint)", "LLM question pipeline"]
     assert "Choose one or more skills" in " ".join(values(at.info))
     assert not at.error
+    for choice in ("LLM (blueprint)", "LLM question pipeline"):
+        at.radio(key="gen_source").set_value(choice).run()
+        assert any(OFF_MESSAGE in v for v in values(at.info)), values(at.info)
+        assert not at.button and not at.error
 
 
 # --------------------------------------------------------------------------- validation and preview
