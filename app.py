@@ -18,7 +18,8 @@ elif who["role"] == "teacher":
                   st.Page("pages/teacher_generate.py", title="Generate", icon="⚙️"),
                   st.Page("pages/teacher_review.py", title="Review", icon="✅"),
                   st.Page("pages/teacher_exams.py", title="Exams", icon="📝"),
-                  st.Page("pages/teacher_class.py", title="Class", icon="👥")],
+                  st.Page("pages/teacher_class.py", title="Class", icon="👥"),
+                  st.Page("pages/teacher_analytics.py", title="Analytics", icon="📊")],
         "Account": [st.Page("pages/teacher_settings.py", title="Settings", icon="🔧"), sign_out],
     }
 else:

@@ -5,6 +5,7 @@ import plotly.express as px
 import streamlit as st
 
 from core import progress
+from core.analytics import reports
 from pages import shared
 
 who = shared.require("student")
@@ -51,6 +52,16 @@ else:
                  labels={"percent": "Mastery (%)", "name": "", "band": ""}, range_x=[0, 100])
     fig.update_layout(height=max(240, 36 * len(rows) + 80), margin={"l": 10, "r": 10, "t": 10, "b": 10})
     st.plotly_chart(fig, width="stretch")
+    history = reports.student_report(wb.store, wb.library, student)["mastery_history"]
+    if not history.empty:
+        st.subheader("Mastery over time")
+        skills = st.multiselect("Skills", sorted(history["skill_name"].unique()), key="pr_skills",
+                                default=[r["name"] for r in weakest][:3] or sorted(history["skill_name"].unique())[:3])
+        shown = history[history["skill_name"].isin(skills)]
+        fig = px.line(shown, x="created_at", y="mastery", color="skill_name", markers=True, range_y=[0, 1],
+                      labels={"created_at": "", "mastery": "Mastery", "skill_name": ""})
+        fig.update_layout(height=320, margin={"l": 10, "r": 10, "t": 10, "b": 10})
+        st.plotly_chart(fig, width="stretch", key="mastery_over_time")
     st.dataframe([{"Skill": r["name"], "Course": f"{r['subject'] or ''} {r['level'] or ''}".strip(),
                    "Outcome": r["outcome_id"] or "", "Mastery": f"{r['percent']}%", "Level": r["band"]}
                   for r in rows], hide_index=True)

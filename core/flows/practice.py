@@ -5,26 +5,29 @@
 
 Practice mode follows the seed: fetch with novelty over the chosen outcome
 (or a weighted choice of outcomes). Adaptive mode (seed 002, 13.6) keeps a
-per-outcome ability estimate updated after every response by a Rasch-type
-online step, whose prior for each item is the blueprint's declared difficulty,
-and serves the weakest outcome at a difficulty a little below its estimate,
-recording why.
+per-outcome ability estimate (mean and standard error) updated after every
+response by a Bayesian step, with each item's difficulty taken from the newest
+calibration (the item's own, else its blueprint level's) or, before one, from
+the blueprint's declared difficulty; it serves the weakest outcome at a
+difficulty a little below its estimate, recording why.
 """
 from __future__ import annotations
 
 import math
 import random
-from typing import Any, Optional
+import time
+from typing import Any, Callable, Optional
 
 from core.diagnosis import INITIAL_MASTERY, diagnose, mastery_update
 from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import fetch_question, suppliable_outcomes
 from core.items.generator import Item
 from core.sources import NoQuestions, stem_key
+from core.analytics import irt
+from core.store import analytics as analytics_store
 from core.store import school, sessions
 
 ADAPTIVE_OFFSET = 0.3       # serve items this far (in logits) below the current estimate
-ADAPTIVE_STEP = 0.8         # first update's step size; shrinks as evidence accumulates
 
 
 def difficulty_logit(value: float) -> float:
@@ -33,17 +36,35 @@ def difficulty_logit(value: float) -> float:
     return math.log(value / (1 - value)) * 1.6
 
 
-def rasch_p(theta: float, b: float) -> float:
-    return 1.0 / (1.0 + math.exp(-(theta - b)))
+PRIOR_SE = 1.0              # a new student's ability: N(0, 1) on the calibrated scale
+CALIBRATION_TTL_S = 60.0    # how long a process keeps the calibrated difficulties before looking again
+_calibrated: dict[int, tuple[float, dict[str, tuple[float, float]]]] = {}
 
 
-def online_update(ability: dict, b: float, correct: bool) -> dict:
-    """One Rasch step: theta moves by k * (observed - expected), k shrinking with n."""
-    n = ability.get("n", 0)
-    theta = ability.get("theta", 0.0)
-    k = ADAPTIVE_STEP / (1 + 0.25 * n)
-    theta += k * ((1.0 if correct else 0.0) - rasch_p(theta, b))
-    return {"theta": round(max(-4.0, min(4.0, theta)), 4), "n": n + 1,
+def calibrated(store: Any, clock: Callable[[], float] = time.monotonic) -> dict[str, tuple[float, float]]:
+    """Unit -> (difficulty, discrimination) from the newest calibration ({} before the first)."""
+    now = clock()
+    cached = _calibrated.get(id(store))
+    if cached is None or now - cached[0] > CALIBRATION_TTL_S:
+        cached = (now, analytics_store.difficulty_lookup(store))
+        _calibrated[id(store)] = cached
+    return cached[1]
+
+
+def item_parameters(store: Any, item: Item) -> tuple[float, float, str]:
+    """(b, a, where from) for an item: its own calibration, its family's, or its declared difficulty."""
+    table = calibrated(store)
+    for unit in (item.id, f"{item.blueprint_id}|{item.difficulty_level}"):
+        if unit in table:
+            b, a = table[unit]
+            return b, a, "calibrated"
+    return difficulty_logit(item.difficulty_value), 1.0, "declared"
+
+
+def online_update(ability: dict, b: float, correct: bool, a: float = 1.0) -> dict:
+    """One answer's Bayesian update of the ability estimate (normal approximation; se shrinks each time)."""
+    theta, se = irt.online_update(ability.get("theta", 0.0), ability.get("se", PRIOR_SE), b, a, correct)
+    return {"theta": round(max(-4.0, min(4.0, theta)), 4), "se": round(se, 4), "n": ability.get("n", 0) + 1,
             "correct": ability.get("correct", 0) + int(correct)}
 
 
@@ -154,7 +175,8 @@ class PracticeFlow(Flow):
         ability = None
         if state["mode"] == "adaptive":
             prior = state["abilities"].get(cur["outcome_id"], {"theta": 0.0, "n": 0, "correct": 0})
-            ability = online_update(prior, difficulty_logit(item.difficulty_value), mark.correct)
+            b, a, _ = item_parameters(self.ctx.store, item)
+            ability = online_update(prior, b, mark.correct, a)
         if diag.similar is not None:
             step.items.append(diag.similar)
         step.add("answered", item_id=item_id, outcome_id=cur["outcome_id"], answer=answer,
@@ -256,10 +278,12 @@ class PracticeFlow(Flow):
         theta = abilities.get(weakest.id, {}).get("theta", 0.0)
         target = theta - ADAPTIVE_OFFSET
         choices = []
+        table = calibrated(self.ctx.store)   # measured difficulties where a calibration has them
         for skill in source.blueprints_for(subject, level, weakest.id):
             gen = self.ctx.library.generator(skill)
             for lvl, spec in gen.bp.generation.difficulty_levels.items():
-                choices.append((abs(difficulty_logit(spec.value) - target), rng.random(), skill, lvl, spec.value))
+                b = table.get(f"{skill}|{lvl}", (difficulty_logit(spec.value), 1.0))[0]
+                choices.append((abs(b - target), rng.random(), skill, lvl, spec.value))
         choices.sort()
         _, _, skill, lvl, value = choices[0]
         gen = self.ctx.library.generator(skill)

@@ -181,6 +181,43 @@ CREATE TABLE app_settings (
     updated_at TIMESTAMP NOT NULL DEFAULT current_timestamp
 );
 """),
+    (5, "IRT calibrations: runs, unit parameters, abilities", """
+CREATE TABLE calibrations (
+    id VARCHAR PRIMARY KEY,
+    model VARCHAR NOT NULL,
+    unit_level VARCHAR NOT NULL,
+    method VARCHAR NOT NULL,
+    n_responses INTEGER NOT NULL,
+    n_students INTEGER NOT NULL,
+    n_units INTEGER NOT NULL,
+    summary JSON,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+CREATE TABLE unit_parameters (
+    calibration_id VARCHAR NOT NULL,
+    unit VARCHAR NOT NULL,
+    kind VARCHAR,
+    difficulty DOUBLE NOT NULL,
+    discrimination DOUBLE,
+    se_difficulty DOUBLE,
+    se_discrimination DOUBLE,
+    n INTEGER,
+    p_correct DOUBLE,
+    infit DOUBLE,
+    outfit DOUBLE,
+    declared DOUBLE,
+    flags VARCHAR,
+    PRIMARY KEY (calibration_id, unit)
+);
+CREATE TABLE abilities (
+    calibration_id VARCHAR NOT NULL,
+    student VARCHAR NOT NULL,
+    theta DOUBLE NOT NULL,
+    se DOUBLE,
+    n INTEGER,
+    PRIMARY KEY (calibration_id, student)
+);
+"""),
 ]
 
 

@@ -525,7 +525,11 @@ def test_progress_shows_mastery_history_and_what_to_practise_next(student):
     table = at.dataframe[0].value
     assert list(table["Skill"]) == [r["name"] for r in rows]
     charts = [n for n in walk_nodes(at) if getattr(n, "type", None) == "plotly_chart"]
-    assert len(charts) == 1 and all(r["name"] in charts[0].proto.spec for r in rows)
+    over_time = [c for c in charts if c.key == "mastery_over_time"]
+    by_skill = [c for c in charts if c.key != "mastery_over_time"]
+    assert len(by_skill) == 1 and all(r["name"] in by_skill[0].proto.spec for r in rows)
+    shown = at.multiselect(key="pr_skills").value            # mastery over time, the weakest skills first
+    assert len(over_time) == 1 and shown and all(name in over_time[0].proto.spec for name in shown)
     nxt = progress.next_to_practise(rows)
     assert nxt and nxt["name"] in texts(at, ("markdown",))
     weakest = min(rows, key=lambda r: r["score"])

@@ -1,0 +1,279 @@
+"""Calibration by item, family and skill with declared priors, stored calibrations that adaptive practice
+reads, the command line, and the reports behind the Analytics page, on real DuckDB files."""
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.__main__ import main
+from core.analytics import reports
+from core.analytics.calibration import CalibrationError, calibrate, icc_frame, level_order
+from core.flows import practice
+from core.flows.practice import difficulty_logit
+from core.store import Store
+from core.store import analytics as data
+
+LEVELS = {"easy": 0.3, "medium": 0.5, "hard": 0.7}
+
+
+def family_responses(n_students=600, per_family=12, seed=3, truth=None, rng_items=2) -> tuple[pd.DataFrame, dict]:
+    """Unique generated items in 4 blueprints x 3 levels; each family has one true Rasch difficulty."""
+    rng = np.random.default_rng(seed)
+    truth = truth or {f"BP{k}|{lvl}": b for k in range(4)
+                      for lvl, b in zip(LEVELS, (-1.0 + 0.2 * k, 0.0 + 0.2 * k, 1.0 + 0.2 * k))}
+    theta = rng.normal(0, 1, n_students)
+    rows, item_no = [], 0
+    for s in range(n_students):
+        for fam in rng.choice(list(truth), size=per_family, replace=False):
+            bp, lvl = fam.split("|")
+            item_no += 1
+            p = 1 / (1 + np.exp(-(theta[s] - truth[fam])))
+            rows.append({"student": f"s{s:04d}", "item_id": f"it{item_no:06d}", "family": fam, "skill": bp,
+                         "blueprint_id": bp, "difficulty_level": lvl, "difficulty_value": LEVELS[lvl],
+                         "correct": int(rng.random() < p)})
+    return pd.DataFrame(rows), truth
+
+
+def test_family_level_recovers_shared_difficulties_of_unique_items():
+    frame, truth = family_responses()
+    result = calibrate(frame, "rasch", "family", use_declared=False)
+    got = result.parameters.set_index("unit")["difficulty"]
+    assert set(got.index) == set(truth) and (result.parameters["kind"] == "family").all()
+    est = np.array([got[f] for f in truth])
+    true = np.array(list(truth.values()))
+    est, true = est - est.mean(), true - true.mean()          # same centring on both scales
+    assert np.sqrt(np.mean((est - true) ** 2)) < 0.12          # 7,200 answers, 12 families
+    assert len(result.abilities) == 600 and result.abilities["se"].gt(0).all()
+    assert {"infit", "outfit"} <= set(result.parameters.columns)
+
+
+def test_item_level_gives_every_unique_item_its_own_unit_and_auto_pools_the_rare_ones():
+    frame, _ = family_responses(n_students=200, per_family=6)
+    frame.loc[frame.index[:40], "item_id"] = "popular"          # one item answered 40 times
+    by_item = calibrate(frame, "rasch", "item")
+    assert len(by_item.parameters) == frame["item_id"].nunique()
+    auto = calibrate(frame, "rasch", "auto", min_responses=30)
+    kinds = auto.parameters.set_index("unit")["kind"]
+    assert kinds["popular"] == "item" and (kinds.drop("popular") == "family").all()
+    by_skill = calibrate(frame, "rasch", "skill")
+    assert sorted(by_skill.parameters["unit"]) == ["BP0", "BP1", "BP2", "BP3"]
+
+
+def test_the_declared_difficulty_is_the_prior_of_a_sparse_family():
+    frame, _ = family_responses(n_students=300, per_family=6)
+    sparse = frame[frame["family"] == "BP0|hard"].index[:3]
+    frame = frame.drop(frame[(frame["family"] == "BP0|hard")].index.difference(sparse))
+    frame.loc[sparse, "correct"] = 1                            # three right answers only
+    with_prior = calibrate(frame, "rasch", "family").parameters.set_index("unit")
+    without = calibrate(frame, "rasch", "family", use_declared=False).parameters.set_index("unit")
+    declared = difficulty_logit(0.7)
+    assert with_prior.loc["BP0|hard", "declared"] == pytest.approx(declared)
+    assert abs(with_prior.loc["BP0|hard", "difficulty"] - declared) < abs(without.loc["BP0|hard", "difficulty"] - declared)
+    assert np.isfinite(with_prior["difficulty"]).all()
+
+
+def test_level_order_flags_levels_out_of_order_and_levels_without_a_difference():
+    params = pd.DataFrame([
+        {"unit": "A|easy", "kind": "family", "difficulty": -1.0, "se_difficulty": 0.1, "n": 200, "declared": -1.4},
+        {"unit": "A|medium", "kind": "family", "difficulty": 1.2, "se_difficulty": 0.1, "n": 200, "declared": 0.0},
+        {"unit": "A|hard", "kind": "family", "difficulty": 0.3, "se_difficulty": 0.1, "n": 200, "declared": 1.4},
+        {"unit": "B|easy", "kind": "family", "difficulty": 0.00, "se_difficulty": 0.1, "n": 200, "declared": -1.4},
+        {"unit": "B|hard", "kind": "family", "difficulty": 0.10, "se_difficulty": 0.1, "n": 200, "declared": 1.4},
+        {"unit": "C|easy", "kind": "family", "difficulty": -0.5, "se_difficulty": 0.6, "n": 8, "declared": -1.4},
+        {"unit": "C|hard", "kind": "family", "difficulty": -0.9, "se_difficulty": 0.6, "n": 8, "declared": 1.4},
+        {"unit": "item-9", "kind": "item", "difficulty": 0.0, "se_difficulty": 0.1, "n": 200, "declared": None},
+    ])
+    order = level_order(params).set_index(["blueprint_id", "level"])
+    assert "measures easier than medium" in order.loc[("A", "hard"), "flag"]
+    assert order.loc[("A", "easy"), "flag"] == "" and order.loc[("A", "medium"), "flag"] == ""
+    assert "no real difference" in order.loc[("B", "hard"), "flag"]
+    assert order.loc[("C", "hard"), "flag"] == ""                # easier, but within the noise of 8 answers each
+    assert "item-9" not in set(order.reset_index()["blueprint_id"])
+
+
+def test_wrong_requests_say_what_to_do():
+    frame, _ = family_responses(n_students=20, per_family=3)
+    with pytest.raises(CalibrationError, match="model must be one of"):
+        calibrate(frame, "3pl")
+    with pytest.raises(CalibrationError, match="level must be one of"):
+        calibrate(frame, "rasch", "class")
+    with pytest.raises(CalibrationError, match="need the column"):
+        calibrate(frame.drop(columns=["correct"]))
+    with pytest.raises(CalibrationError, match="no responses"):
+        calibrate(frame.iloc[:0])
+
+
+def test_icc_frame_gives_rising_curves():
+    params = pd.DataFrame({"unit": ["a", "b"], "difficulty": [-1.0, 1.0], "discrimination": [1.0, 2.0]})
+    curves = icc_frame(params, ["a", "b"])
+    for _, c in curves.groupby("unit"):
+        assert c["p"].is_monotonic_increasing
+    mid = curves[(curves["unit"] == "b") & np.isclose(curves["theta"], 1.0)]["p"].iloc[0]
+    assert mid == pytest.approx(0.5)
+
+
+# --------------------------------------------------------------------------
+# Stored calibrations and adaptive practice
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "w.duckdb")
+    yield s
+    s.close()
+
+
+def test_a_stored_calibration_round_trips_and_adaptive_practice_reads_it(store, library):
+    frame, truth = family_responses(n_students=200, per_family=6)
+    result = calibrate(frame, "rasch", "family")
+    run_id = data.save_calibration(store, result.run_record(), result.parameters, result.abilities)
+    run = data.latest_calibration(store)
+    assert run["id"] == run_id and run["unit_level"] == "family" and run["n_units"] == 12
+    stored = data.calibration_parameters(store, run_id).set_index("unit")
+    assert stored.loc["BP1|hard", "difficulty"] == pytest.approx(result.parameters.set_index("unit").loc["BP1|hard", "difficulty"])
+    assert len(data.calibration_abilities(store, run_id)) == 200
+    # a real blueprint level, measured far harder than declared
+    gen = library.generator("MATH.ARITH.ADD.2DIGIT")
+    item = gen.generate("easy", "x")
+    extra = pd.DataFrame([{"unit": "MATH.ARITH.ADD.2DIGIT|easy", "kind": "family", "difficulty": 2.5,
+                           "discrimination": 1.0, "n": 500}])
+    data.save_calibration(store, {**result.run_record(), "model": "rasch"}, extra)
+    practice._calibrated.clear()
+    b, a, where = practice.item_parameters(store, item)
+    assert (b, a, where) == (2.5, 1.0, "calibrated")
+    other = gen.generate("hard", "y")
+    assert practice.item_parameters(store, other) == (difficulty_logit(other.difficulty_value), 1.0, "declared")
+    up = practice.online_update({"theta": 0.0, "n": 0}, b, True, a)
+    assert up["theta"] > 0 and up["se"] < practice.PRIOR_SE and up["n"] == 1
+
+
+# --------------------------------------------------------------------------
+# Command line
+
+
+def test_cli_calibrates_a_csv(tmp_path, capsys):
+    frame, _ = family_responses(n_students=150, per_family=5)
+    path = tmp_path / "responses.csv"
+    frame.rename(columns={"student": "student_id"})[["student_id", "item_id", "correct", "family"]].to_csv(path, index=False)
+    out, abilities = tmp_path / "units.csv", tmp_path / "abilities.csv"
+    assert main(["calibrate", "--responses", str(path), "--model", "2pl", "--level", "family", "--out", str(out),
+                 "--abilities", str(abilities), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n_responses"] == len(frame) and report["n_units"] == 12 and report["calibration_id"] is None
+    units = pd.read_csv(out)
+    assert {"family", "difficulty", "discrimination", "se_difficulty", "n"} <= set(units.columns) and len(units) == 12
+    assert len(pd.read_csv(abilities)) == 150
+    assert main(["calibrate", "--responses", str(path), "--json"]) == 0           # rasch by item, printed
+    units = json.loads(capsys.readouterr().out)["units"]
+    assert len(units) == frame["item_id"].nunique() and "discrimination" not in units[0]
+
+
+def test_cli_calibrates_the_database_and_stores_the_result(tmp_path, capsys, library):
+    from core.simulate import Simulation
+    db = tmp_path / "w.duckdb"
+    store = Store(db)
+    Simulation(store, library, seed=2).run(6, practice_sessions=1, questions=8, exams=0, lessons=0)
+    store.close()
+    assert main(["calibrate", "--db", str(db), "--level", "auto", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["calibration_id"] == "cal_000001" and report["n_responses"] >= 40
+    store = Store(db)
+    try:
+        assert data.latest_calibration(store)["unit_level"] == "auto"
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("args, message", [
+    ([], "one of them"),
+    (["--responses", "nowhere.csv"], "no such file"),
+    (["--responses", "{bad}", "--level", "family"], "needs a 'family' column"),
+    (["--responses", "{short}"], "lacks correct"),
+])
+def test_cli_calibrate_errors_are_one_line(tmp_path, capsys, args, message):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("student_id,item_id,correct\na,i1,1\nb,i1,0\n")
+    short = tmp_path / "short.csv"
+    short.write_text("student_id,item_id\na,i1\n")
+    args = [a.replace("{bad}", str(bad)).replace("{short}", str(short)) for a in args]
+    assert main(["calibrate", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+# --------------------------------------------------------------------------
+# Reports on a class
+
+
+@pytest.fixture(scope="module")
+def school_db(tmp_path_factory, library):
+    from core.classes import create_class
+    from core.simulate import Simulation
+    from core.store import school
+    s = Store(tmp_path_factory.mktemp("reports") / "w.duckdb")
+    create_class(s, "RPT-1", "Reports class", "Mathematics", "Nat 5")
+    names = [f"RPT-1:s{i:02d}" for i in range(16)]
+    school.add_students(s, "RPT-1", [(n, f"Student {i:02d}") for i, n in enumerate(names)])
+    Simulation(s, library, seed=5).run(16, practice_sessions=2, questions=8, exams=1, lessons=0, names=names)
+    yield s
+    s.close()
+
+
+def test_class_overview_agrees_with_the_responses_table(school_db):
+    o = reports.class_overview(school_db, "RPT-1")
+    total, right = school_db.query("SELECT count(*), sum(CAST(correct AS INTEGER)) FROM responses WHERE attempt = 1")[0]
+    assert o["students"] == 16 and o["responses"] == total
+    assert o["accuracy"] == pytest.approx(right / total)
+    assert o["activity"]["responses"].sum() == total
+
+
+def test_abilities_come_from_the_newest_calibration_once_there_is_one(school_db, library):
+    before = reports.abilities(school_db, "RPT-1")
+    assert len(before) == 16 and before["source"].iloc[0].startswith("estimated now")
+    result, run_id = reports.run_calibration(school_db, "rasch", "auto", "RPT-1")
+    after = reports.abilities(school_db, "RPT-1")
+    assert after["source"].iloc[0].startswith(f"calibration {run_id}")
+    assert (after["low"] < after["theta"]).all() and (after["theta"] < after["high"]).all()
+    abilities, units = reports.wright_map(school_db)
+    assert len(abilities) == 16 and len(units) == len(result.parameters)
+    table = reports.item_table(school_db, "RPT-1")
+    assert {"family", "facility", "point_biserial", "difficulty"} <= set(table.columns)
+
+
+def test_exam_report_grades_sections_and_reliability(school_db):
+    ex = reports.exam_report(school_db, "RPT-1")
+    assert len(ex["results"]) == 16 and ex["grades"]["students"].sum() == 16
+    assert set(ex["sections"]["section"]) == {"Paper 1 (Non-calculator)", "Paper 2 (Calculator)"}
+    rel = ex["reliability"].iloc[0]
+    assert rel["n_students"] == 16 and rel["n_items"] >= 30 and 0 < rel["alpha"] < 1
+
+
+def test_student_report_and_heatmap(school_db, library):
+    student = "RPT-1:s03"
+    rep = reports.student_report(school_db, library, student, "RPT-1")
+    assert rep["responses"] == len(rep["history"]) > 0
+    stored = dict(school_db.query("SELECT skill, score FROM mastery WHERE student = ?", [student]))
+    replay = rep["current"].set_index("skill")["mastery"]
+    practised = [s for s in replay.index if s in stored]
+    assert practised and {s: replay[s] for s in practised} == pytest.approx({s: stored[s] for s in practised})
+    assert rep["history"]["running_accuracy"].between(0, 1).all()
+    matrix = reports.mastery_matrix(school_db, library, "RPT-1")
+    assert len(matrix) == 16 and matrix.stack().dropna().between(0, 1).all()
+
+
+def test_downloads_are_csv_and_parquet_of_the_same_table(school_db):
+    frame = reports.exam_report(school_db, "RPT-1")["results"]
+    files = reports.downloads(frame)
+    assert len(pd.read_csv(io.BytesIO(files["csv"]))) == len(frame)
+    back = pd.read_parquet(io.BytesIO(files["parquet"]))
+    assert list(back.columns) == list(frame.columns) and len(back) == len(frame)
+
+
+def test_blueprint_fixes_have_evidence_and_a_suggestion(school_db):
+    fixes = reports.blueprint_fixes(school_db, "RPT-1", min_n=5)
+    assert list(fixes.columns) == ["blueprint_id", "level", "issue", "evidence", "suggestion"]
+    assert len(fixes) and fixes["evidence"].str.len().gt(0).all() and fixes["suggestion"].str.len().gt(0).all()
