@@ -6,8 +6,8 @@
    questions, with some verifier and style failures that send the implementer
    round again.
 
-For each: total time against the aim of 5 s, core's overhead per item outside
-the model call (wall time with no server delay, minus the time spent inside
+The fake server runs in a process of its own, as a real one would. For each:
+total time against the aim of 5 s, core's overhead per item outside the model call (wall time with no server delay, minus the time spent inside
 the calls, over the items; aim under 5 ms), and acceptance per stage.
 
     python bench/bench_llm.py [--items 100] [--delay 0.2] [--concurrency 32]
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import multiprocessing
 import re
 import sys
 import tempfile
@@ -94,7 +95,29 @@ class PipelineModel:
         return reply
 
 
-def client_for(server: FakeOpenAI, store: Store, concurrency: int) -> LLMClient:
+class Server:
+    """The fake server in a process of its own, as a real model server would be (its work does not
+    compete with core's for this process's interpreter)."""
+
+    def __init__(self, model):
+        ctx = multiprocessing.get_context("fork")
+        ready = ctx.Queue()
+        self.process = ctx.Process(target=self._serve, args=(model, ready), daemon=True)
+        self.process.start()
+        self.base_url = ready.get(timeout=30)
+
+    @staticmethod
+    def _serve(model, ready) -> None:
+        server = FakeOpenAI(default=model)
+        ready.put(server.base_url)
+        threading.Event().wait()
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.join(timeout=5)
+
+
+def client_for(server: Server, store: Store, concurrency: int) -> LLMClient:
     return LLMClient(LLMSettings(api_key="bench", base_url=server.base_url, model="m-item",
                                  models={agent: f"m-{agent}" for agent in AGENTS}, timeout_s=10, max_retries=2,
                                  backoff_s=0.05, concurrency=concurrency), store)
@@ -106,7 +129,7 @@ def call_seconds(store: Store) -> float:
 
 def run_items(folder: Path, name: str, n: int, delay_s: float, concurrency: int) -> dict:
     store = Store(folder / f"{name}.duckdb")
-    server = FakeOpenAI(default=ItemModel(delay_s, n))
+    server = Server(ItemModel(delay_s, n))
     client = client_for(server, store, concurrency)
     try:
         gen = Library.load(exercise=False).generator(SKILL)
@@ -129,7 +152,7 @@ def run_items(folder: Path, name: str, n: int, delay_s: float, concurrency: int)
 
 def run_pipeline_bench(folder: Path, name: str, n: int, delay_s: float, concurrency: int) -> dict:
     store = Store(folder / f"{name}.duckdb")
-    server = FakeOpenAI(default=PipelineModel(delay_s))
+    server = Server(PipelineModel(delay_s))
     client = client_for(server, store, concurrency)
     try:
         started = time.perf_counter()
