@@ -681,15 +681,8 @@ def plan_for_outcomes(library: Library, subject: str, level: str, outcome_ids: I
     return _plan(library, weights, difficulty_mix, count, seed)
 
 
-def generate_drafts(library: Library, store: Store, plan: Iterable[PlanEntry], seed: Any,
-                    progress: Progress = None) -> dict:
-    """Generate a plan's items and store them as drafts for the review queue.
-
-    The same plan and seed give the same items again (they are then counted
-    as already stored rather than stored twice). Entries whose skill or level
-    is unknown are skipped, entries that cannot be generated fail; both with
-    the reason, and the rest of the plan still runs.
-    """
+def _merged_plan(plan: Iterable[PlanEntry]) -> dict[tuple[str, str], int]:
+    """(skill, level) -> items, entries for the same pair added up; AuthoringError when empty or too big."""
     merged: dict[tuple[str, str], int] = {}
     for skill_id, level, count in plan:
         if int(count) > 0:
@@ -699,6 +692,20 @@ def generate_drafts(library: Library, store: Store, plan: Iterable[PlanEntry], s
         raise AuthoringError("The plan holds no items; choose skills and a number of items above zero.")
     if total > MAX_PLAN_ITEMS:
         raise AuthoringError(f"The plan asks for {total} items; generate at most {MAX_PLAN_ITEMS} at a time.")
+    return merged
+
+
+def generate_drafts(library: Library, store: Store, plan: Iterable[PlanEntry], seed: Any,
+                    progress: Progress = None) -> dict:
+    """Generate a plan's items and store them as drafts for the review queue.
+
+    The same plan and seed give the same items again (they are then counted
+    as already stored rather than stored twice). Entries whose skill or level
+    is unknown are skipped, entries that cannot be generated fail; both with
+    the reason, and the rest of the plan still runs.
+    """
+    merged = _merged_plan(plan)
+    total = sum(merged.values())
     result: dict[str, Any] = {"requested": total, "generated": 0, "stored": 0, "already_stored": 0, "repeats": 0,
                               "skipped": [], "failed": [], "entries": []}
     done = 0
@@ -739,15 +746,8 @@ def generate_llm_drafts(library: Library, store: Store, client: Any, plan: Itera
     is reported with the check it failed; the rest of the plan still runs.
     """
     from core.items.llm_items import generate_llm_batch, store_llm_items
-    merged: dict[tuple[str, str], int] = {}
-    for skill_id, level, count in plan:
-        if int(count) > 0:
-            merged[(skill_id, level)] = merged.get((skill_id, level), 0) + int(count)
+    merged = _merged_plan(plan)
     total = sum(merged.values())
-    if total == 0:
-        raise AuthoringError("The plan holds no items; choose skills and a number of items above zero.")
-    if total > MAX_PLAN_ITEMS:
-        raise AuthoringError(f"The plan asks for {total} items; generate at most {MAX_PLAN_ITEMS} at a time.")
     result: dict[str, Any] = {"requested": total, "verified": 0, "stored": 0, "skipped": [], "rejected": []}
     done = 0
     if progress:

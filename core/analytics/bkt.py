@@ -412,6 +412,19 @@ def _param_table(params: Union[pd.DataFrame, Mapping[str, Mapping[str, float]]])
     return table
 
 
+def _sequences_with_params(df: pd.DataFrame, params: Any, skill: str, student: str, correct: str,
+                           order: Optional[str], caller: str) -> tuple[np.ndarray, Any, np.ndarray]:
+    """The answers as packed sequences, with each sequence's skill parameters (clipped into (0, 1))."""
+    require_columns(df, {"skill": skill, "student": student, "correct": correct, "order": order}, caller)
+    table = _param_table(params)
+    obs_rows = binary_correct(df[correct], correct)
+    seqs = pack_sequences(df, skill, student, order)
+    unknown = [s for s in seqs.skills if s not in table.index]
+    if unknown:
+        raise ValueError(f"no BKT parameters for skills {unknown[:5]}; fit them with fit_bkt first (or drop those answers)")
+    return obs_rows, seqs, np.clip(table.loc[list(seqs.skills)].to_numpy(), EPS, 1 - EPS)
+
+
 def mastery_trace(df: pd.DataFrame, params: Union[pd.DataFrame, Mapping[str, Mapping[str, float]]],
                   skill: str = "skill", student: str = "student", correct: str = "correct",
                   order: Optional[str] = "created_at") -> pd.DataFrame:
@@ -429,15 +442,7 @@ def mastery_trace(df: pd.DataFrame, params: Union[pd.DataFrame, Mapping[str, Map
       answer, i.e. P(knows) at the next question on the skill,
     * ``p_correct_next``: the chance the next answer on the skill is right.
     """
-    require_columns(df, {"skill": skill, "student": student, "correct": correct, "order": order}, "mastery_trace")
-    table = _param_table(params)
-    obs_rows = binary_correct(df[correct], correct)
-    seqs = pack_sequences(df, skill, student, order)
-    unknown = [s for s in seqs.skills if s not in table.index]
-    if unknown:
-        raise ValueError(f"no BKT parameters for skills {unknown[:5]}; fit them with fit_bkt first (or drop those answers)")
-    theta = table.loc[list(seqs.skills)].to_numpy()
-    theta = np.clip(theta, EPS, 1 - EPS)
+    obs_rows, seqs, theta = _sequences_with_params(df, params, skill, student, correct, order, "mastery_trace")
     flat_skill = seqs.seq_skill[seqs.flat_seq]
     obs = seqs.pack(obs_rows)
     e1, e0 = _emissions(obs[None, :], theta[flat_skill, 2][None, :], theta[flat_skill, 3][None, :])
@@ -472,14 +477,7 @@ def log_likelihood(df: pd.DataFrame, params: Union[pd.DataFrame, Mapping[str, Ma
     the skill); higher is a better fit. For comparing parameter sets on the
     same answers (e.g. two fitting methods).
     """
-    require_columns(df, {"skill": skill, "student": student, "correct": correct, "order": order}, "log_likelihood")
-    table = _param_table(params)
-    obs_rows = binary_correct(df[correct], correct)
-    seqs = pack_sequences(df, skill, student, order)
-    unknown = [s for s in seqs.skills if s not in table.index]
-    if unknown:
-        raise ValueError(f"no BKT parameters for skills {unknown[:5]}; fit them with fit_bkt first (or drop those answers)")
-    theta = np.clip(table.loc[list(seqs.skills)].to_numpy(), EPS, 1 - EPS)
+    obs_rows, seqs, theta = _sequences_with_params(df, params, skill, student, correct, order, "log_likelihood")
     flat_skill = seqs.seq_skill[seqs.flat_seq]
     obs = seqs.pack(obs_rows)
     e1, e0 = _emissions(obs[None, :], theta[flat_skill, 2][None, :], theta[flat_skill, 3][None, :])

@@ -15,8 +15,8 @@ from core.items.generator import Item
 from core.llm import OFF_MESSAGE, LLMClient, LLMSettings
 from core.marking import MarkingSpec, mark_answer
 from core.sources import NoQuestions, QuestionSource
-from core.store import Store, repo
-from tests.llm.fake_openai import FakeOpenAI, completion, error
+from core.store import repo
+from tests.llm.fake_openai import completion, error
 
 MODELS = {"item_generator": "m-writer", "verifier": "m-verifier", "tutor": "m-tutor"}
 
@@ -39,20 +39,6 @@ def router(answers: dict):
         value = value(body) if callable(value) else value
         return value if not isinstance(value, dict) else completion(value)
     return reply
-
-
-@pytest.fixture
-def fake():
-    server = FakeOpenAI()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "workbench.duckdb")
-    yield s
-    s.close()
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from core.llm import OFF_MESSAGE, LLMClient, LLMConfigError, LLMError, LLMSettin
 from core.store.db import Store
 from core.store.llm_runs import list_runs
 from core.store.repo import get_item
-from tests.llm.fake_openai import FakeOpenAI, completion, error, slow
+from tests.llm.fake_openai import completion, error, slow
 
 ROOT = Path(__file__).resolve().parents[2]
 ADD = ROOT / "blueprints" / "skills" / "math" / "arithmetic" / "add_1digit.yaml"
@@ -35,20 +35,6 @@ def generator_for(path: Path) -> SkillGenerator:
 @pytest.fixture(scope="module")
 def add() -> SkillGenerator:
     return generator_for(ADD)
-
-
-@pytest.fixture
-def fake():
-    server = FakeOpenAI()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "workbench.duckdb")
-    yield s
-    s.close()
 
 
 @pytest.fixture

@@ -13,24 +13,10 @@ from core.llm import (OFF_MESSAGE, LLMClient, LLMConfigError, LLMSettings, clear
                       save_settings, settings_fingerprint)
 from core.pipeline import AGENTS, PipelineConfig, run_pipeline, store_accepted
 from core.store import Store, repo
-from tests.llm.fake_openai import FakeOpenAI, completion
+from tests.llm.fake_openai import completion
 from tests.llm.test_pipeline import plan, question, style, verdict
 
 AGENT_MODELS = {agent: f"m-{agent}" for agent in AGENTS}
-
-
-@pytest.fixture
-def fake():
-    server = FakeOpenAI()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "workbench.duckdb")
-    yield s
-    s.close()
 
 
 def pipeline_router(delay_s: float = 0.0, active: list | None = None):

@@ -8,16 +8,9 @@ import pytest
 from core.llm import LLMClient, LLMSettings
 from core.pipeline import (AGENTS, PipelineConfig, PipelineError, StyleScores, load_prompt, load_schemas,
                            run_pipeline)
-from tests.llm.fake_openai import FakeOpenAI, completion, error
+from tests.llm.fake_openai import completion, error
 
 MODELS = {agent: f"m-{agent}" for agent in AGENTS}
-
-
-@pytest.fixture
-def fake():
-    server = FakeOpenAI()
-    yield server
-    server.close()
 
 
 @pytest.fixture
