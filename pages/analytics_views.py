@@ -31,9 +31,10 @@ def show_activity(activity: pd.DataFrame) -> None:
     if activity.empty:
         st.caption("No answers yet.")
         return
+    days = pd.to_datetime(activity["day"]).dt.strftime("%d %b")   # one bar per day, however few days there are
     fig = go.Figure()
-    fig.add_bar(x=activity["day"], y=activity["responses"], name="answers")
-    fig.add_scatter(x=activity["day"], y=activity["accuracy"] * 100, name="accuracy (%)", yaxis="y2", mode="lines+markers")
+    fig.add_bar(x=days, y=activity["responses"], name="answers")
+    fig.add_scatter(x=days, y=activity["accuracy"] * 100, name="accuracy (%)", yaxis="y2", mode="lines+markers")
     fig.update_layout(title="Answers per day and accuracy", yaxis={"title": "answers"},
                       yaxis2={"title": "accuracy (%)", "overlaying": "y", "side": "right", "range": [0, 100]},
                       height=320)

@@ -55,10 +55,6 @@ with students_tab:
         view.table(report["sessions"], f"{who}_sessions", "an_sessions")
 
 with items_tab:
-    run, params = reports.latest_parameters(wb.store)
-    st.caption(f"Newest calibration: {run['id']} ({run['model']}, by {run['unit_level']}, {run['n_responses']:,} "
-               f"answers, {run['created_at']:%d %b %Y %H:%M})." if run else
-               "No calibration yet: run one to measure difficulty and compare it with what the blueprints declare.")
     with st.form("calibrate"):
         cols = st.columns(3)
         model = cols[0].selectbox("Model", ["rasch", "2pl"], key="an_model",
@@ -81,8 +77,11 @@ with items_tab:
         else:
             bar.empty()
             st.success(f"Calibrated {result.n_responses:,} answers into {len(result.parameters)} units in "
-                       f"{result.seconds:.1f} s ({run_id}).")
-            run, params = reports.latest_parameters(wb.store)
+                       f"{result.seconds:.2f} s ({run_id}).")
+    run, params = reports.latest_parameters(wb.store)
+    st.caption(f"Newest calibration: {run['id']} ({run['model']}, by {run['unit_level']}, {run['n_responses']:,} "
+               f"answers, {run['created_at']:%d %b %Y %H:%M})." if run else
+               "No calibration yet: run one to measure difficulty and compare it with what the blueprints declare.")
     if not params.empty:
         order = level_order(params)
         view.show_declared_vs_measured(order)

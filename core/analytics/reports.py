@@ -48,7 +48,7 @@ def class_overview(store: Store, class_code: str, now: Optional[dt.datetime] = N
     """Headline figures, activity per day and one row per student."""
     students = data.student_summary(store, class_code)
     activity = data.activity(store, class_code)
-    now = now or dt.datetime.now()
+    now = now or dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)   # stored times are UTC
     recent = students["last_active"].notna() & (pd.to_datetime(students["last_active"]) >= now - dt.timedelta(days=7))
     answered = int(students["responses"].sum())
     accuracy = (float((students["accuracy"].fillna(0) * students["responses"]).sum() / answered)

@@ -122,7 +122,7 @@ class Runner:
         self.flow(kind)  # an unknown kind fails here, before a session row exists
         if not student or not str(student).strip():
             raise FlowError("a session needs a student name")
-        sid = sessions.create_session(self.ctx.store, kind, student, config, session_id)
+        sid = sessions.create_session(self.ctx.store, kind, student, config, session_id, at=self.ctx.clock())
         try:
             self.command(sid, "start")
         except FlowError:
@@ -208,7 +208,8 @@ class Runner:
                 sessions.set_mastery(cur, student, skill, score)
 
         responses = [{**r, "student": student} for r in step.responses]
-        new_seq = sessions.append_events(self.ctx.store, sid, loaded.seq, events, responses, step.status, extra)
+        new_seq = sessions.append_events(self.ctx.store, sid, loaded.seq, events, responses, step.status, extra,
+                                         at=now)
         if step.seen:
             self.ctx.source.note_seen(student, [item for item, _ in step.seen])
         flow = self.flow(loaded.session["kind"])

@@ -20,8 +20,10 @@ class SequenceConflict(RuntimeError):
     """Someone appended to the session since the caller loaded it."""
 
 
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+def _now(at: Optional[float] = None) -> dt.datetime:
+    """UTC without a zone, as stored; ``at`` (epoch seconds, a flow's clock) instead of the wall clock when given."""
+    when = dt.datetime.now(dt.timezone.utc) if at is None else dt.datetime.fromtimestamp(at, dt.timezone.utc)
+    return when.replace(tzinfo=None)
 
 
 def new_session_id(kind: str) -> str:
@@ -29,11 +31,12 @@ def new_session_id(kind: str) -> str:
 
 
 def create_session(store: Store, kind: str, student: Optional[str], config: dict,
-                   session_id: Optional[str] = None, status: str = "active") -> str:
+                   session_id: Optional[str] = None, status: str = "active", at: Optional[float] = None) -> str:
     sid = session_id or new_session_id(kind)
+    now = _now(at)
     store.write(lambda cur: cur.execute(
-        "INSERT INTO sessions (id, kind, student, config, status) VALUES (?, ?, ?, ?, ?)",
-        [sid, kind, student, json.dumps(config), status]))
+        "INSERT INTO sessions (id, kind, student, config, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [sid, kind, student, json.dumps(config), status, now, now]))
     return sid
 
 
@@ -80,13 +83,15 @@ def load_events(store: Store, session_id: str, after_seq: int = 0) -> list[dict]
 
 def append_events(store: Store, session_id: str, expected_seq: int, events: Iterable[tuple[str, dict]],
                   responses: Iterable[dict] = (), status: Optional[str] = None,
-                  extra: Optional[Any] = None) -> int:
+                  extra: Optional[Any] = None, at: Optional[float] = None) -> int:
     """Append events after ``expected_seq`` in one transaction; return the new last seq.
 
     ``responses`` rows are written in the same transaction (a response already
     recorded for the same session, item and attempt is kept, not duplicated),
     and so is the session's new ``status``. ``extra(cur)`` may add writes that
     must commit with the events (items drawn for the session, mastery).
+    Events, responses and the session's times are stamped ``at`` (the flow's
+    clock, so a simulated class spreads over its days) or now.
     """
     events = list(events)
     responses = list(responses)
@@ -95,7 +100,7 @@ def append_events(store: Store, session_id: str, expected_seq: int, events: Iter
         # No read of the last seq: the (session_id, seq) key refuses event expected_seq + 1
         # if anyone appended it first, which is the check, one statement cheaper.
         last = expected_seq
-        now = _now()
+        now = _now(at)
         if events:
             # One statement per table: DuckDB's per-statement cost dominates a practice step.
             values: list[Any] = []
@@ -132,7 +137,7 @@ def append_events(store: Store, session_id: str, expected_seq: int, events: Iter
 def session_responses(store: Store, session_id: str) -> list[dict]:
     cur = store.cursor().execute(
         "SELECT item_id, student, answer, correct, score, max_score, time_taken_ms, attempt, created_at "
-        "FROM responses WHERE session_id = ? ORDER BY created_at, item_id, attempt", [session_id])
+        "FROM responses WHERE session_id = ? ORDER BY created_at, rowid", [session_id])
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r)) for r in cur.fetchall()]
 

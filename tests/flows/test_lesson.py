@@ -48,7 +48,7 @@ def events(store, sid, type_=None) -> list[dict]:
 
 
 def response_rows(store, sid) -> list[tuple]:
-    return store.query("SELECT item_id, attempt, correct FROM responses WHERE session_id = ? ORDER BY created_at, attempt",
+    return store.query("SELECT item_id, attempt, correct FROM responses WHERE session_id = ? ORDER BY created_at, rowid",
                        [sid])
 
 
