@@ -391,19 +391,17 @@ def _weights(text: Optional[str]) -> Optional[dict]:
 
 
 def cmd_pipeline(args: argparse.Namespace) -> int:
-    import pydantic
-
     from core.pipeline import PipelineConfig, PipelineError, default_run_folder, run_pipeline, store_accepted
     values: dict = {"n": args.n, "seed": args.seed, "max_retries": args.retries}
     if args.prefix:
         values["schema_prefixes"] = args.prefix
-    if _weights(args.weights):
-        values["difficulty_weights"] = _weights(args.weights)
+    weights = _weights(args.weights)
+    if weights:
+        values["difficulty_weights"] = weights
     try:
-        config = PipelineConfig(**values)
-    except pydantic.ValidationError as exc:
-        first = exc.errors()[0]
-        raise CommandError(f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+        config = PipelineConfig.checked(**values)
+    except PipelineError as exc:
+        raise CommandError(str(exc)) from None
     store = _open_store(args.db)
     try:
         client = _llm_client(store)

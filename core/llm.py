@@ -86,20 +86,13 @@ def settings_from(secrets: Optional[Mapping], env: Mapping[str, str]) -> Optiona
             models[role] = text
     if not values.get("api_key") and not values.get("base_url"):
         return None
-    if not values.get("api_key"):
-        values["api_key"] = "unused"  # local OpenAI-compatible servers often need no key, but the client wants one
     if not values.get("model"):
         raise LLMConfigError("no LLM model is named: set WORKBENCH_LLM_MODEL (or model in the [llm] secrets table)")
-    try:
-        return LLMSettings(**values, models=models)
-    except pydantic.ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "settings"
-        raise LLMConfigError(f"LLM setting {where} is not valid: {first['msg']}") from None
+    return validate_settings({**values, "models": models})
 
 
 SETTINGS_KEY = "llm"
-SETTING_FIELDS = ("api_key", "base_url", "model", "models", "timeout_s", "max_retries", "concurrency")
+SETTING_FIELDS = ("api_key", "base_url", "model", "models", "timeout_s", "max_retries", "concurrency", "backoff_s")
 
 
 @dataclasses.dataclass
@@ -127,7 +120,7 @@ def validate_settings(values: Mapping[str, Any]) -> LLMSettings:
     data = {k: v for k, v in values.items() if k in SETTING_FIELDS and v not in (None, "")}
     data["models"] = {k: v for k, v in (data.get("models") or {}).items() if v}
     if not data.get("api_key") and data.get("base_url"):
-        data["api_key"] = "unused"
+        data["api_key"] = "unused"  # local OpenAI-compatible servers often need no key, but the client wants one
     if not data.get("api_key"):
         raise LLMConfigError("an API key or a base URL is needed (a local server such as Ollama needs only the URL)")
     if not data.get("model"):
@@ -250,9 +243,11 @@ class LLMClient:
         try:
             yield
         finally:
+            rows: list[dict] = []
             with self._lock:
                 self._batch_depth -= 1
-                rows, self._pending = (self._pending, []) if self._batch_depth == 0 else ([], self._pending)
+                if self._batch_depth == 0:
+                    rows, self._pending = self._pending, []
             self._write(rows)
 
     def _write(self, rows: list[dict]) -> None:

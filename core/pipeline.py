@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Literal, Optional
 
 import yaml
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from core.items.generator import Item, normalise_text
 from core.llm import LLMClient, LLMError
@@ -215,6 +215,16 @@ class PipelineConfig(BaseModel):
         if any(w < 0 for w in value.values()) or sum(value.values()) <= 0:
             raise ValueError("difficulty weights must be non-negative with a positive total")
         return value
+
+    @classmethod
+    def checked(cls, **values: Any) -> "PipelineConfig":
+        """A config from a form or the command line; PipelineError names the first setting that is wrong."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = " ".join(str(p) for p in first["loc"]).replace("_", " ")
+            raise PipelineError(f"{where}: {first['msg']}") from None
 
 
 class LogEntry(BaseModel):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pandas as pd
-import pydantic
 import streamlit as st
 
 from core.pipeline import DIFFICULTIES, PipelineConfig, PipelineError, run_pipeline, store_accepted
@@ -32,11 +31,10 @@ def show(wb, client) -> None:
     if not go:
         return
     try:
-        config = PipelineConfig(n=int(n), seed=int(seed), max_retries=int(retries), schema_prefixes=prefixes,
-                                difficulty_weights=weights)
-    except pydantic.ValidationError as exc:
-        first = exc.errors()[0]
-        st.error(f"{' '.join(str(p) for p in first['loc']).replace('_', ' ')}: {first['msg']}")
+        config = PipelineConfig.checked(n=int(n), seed=int(seed), max_retries=int(retries), schema_prefixes=prefixes,
+                                        difficulty_weights=weights)
+    except PipelineError as exc:
+        shared.error(exc)
         return
     bar = st.progress(0.0, text="Running the pipeline…")
     try:

@@ -21,6 +21,8 @@ codes = [c["code"] for c in classes]
 code = st.selectbox("Class", codes, key="an_class",
                     format_func=lambda c: next(f"{k['code']} · {k['name']}" for k in classes if k["code"] == c))
 overview, students_tab, items_tab, exams_tab = st.tabs(["Class", "Student", "Items and blueprints", "Exams"])
+ability = reports.abilities(wb.store, code)      # read once; the tabs below share it
+theta = ability.set_index("student")["theta"]
 
 with overview:
     o = reports.class_overview(wb.store, code)
@@ -30,7 +32,7 @@ with overview:
     cols[2].metric("Answers", f"{o['responses']:,}")
     cols[3].metric("Accuracy", f"{o['accuracy']:.0%}" if o["accuracy"] is not None else "–")
     view.show_activity(o["activity"])
-    view.show_abilities(reports.abilities(wb.store, code))
+    view.show_abilities(ability)
     st.subheader("Weakest skills in the class")
     view.table(reports.class_weakest(wb.store, lib, code), f"{code}_weakest_skills", "an_weak")
     view.show_heatmap(reports.mastery_matrix(wb.store, lib, code))
@@ -44,8 +46,7 @@ with students_tab:
     else:
         who = st.selectbox("Student", list(roster["student"]), key="an_student",
                            format_func=dict(zip(roster["student"], roster["name"])).get)
-        report = reports.student_report(wb.store, lib, who, code)
-        ability = reports.abilities(wb.store, code)
+        report = reports.student_report(wb.store, lib, who)
         view.show_student(report, ability[ability["student"] == who])
         st.subheader("Weak skills and what to practise next")
         view.table(report["recommendations"], f"{who}_next", "an_next")
@@ -101,7 +102,7 @@ with items_tab:
     if st.button("Look for blueprint fixes", key="an_fixes_go",
                  help="Reads the newest calibration and every multiple-choice answer of the class."):
         with st.spinner("Checking levels, fit and distractors…"):
-            st.session_state["an_fixes"] = (code, reports.blueprint_fixes(wb.store, code))
+            st.session_state["an_fixes"] = (code, reports.blueprint_fixes(wb.store, code, ability=theta))
     found = st.session_state.get("an_fixes")
     if found and found[0] == code:
         view.table(found[1], f"{code}_blueprint_fixes", "an_fixes")
@@ -109,7 +110,7 @@ with items_tab:
     view.table(reports.item_table(wb.store, code), f"{code}_item_analysis", "an_items")
     blueprints = sorted(lib.generators)
     bp = st.selectbox("Blueprint for distractors and parameters", blueprints, key="an_bp")
-    distractors, strategies = reports.distractor_report(wb.store, code, bp)
+    distractors, strategies = reports.distractor_report(wb.store, code, bp, ability=theta)
     st.markdown("**Misconceptions: which wrong option drew whom**")
     view.table(strategies, f"{bp}_strategies", "an_strategies")
     with st.expander("Every option of every item"):

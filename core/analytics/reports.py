@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -17,16 +18,29 @@ import pandas as pd
 from core.analytics import calibration as cal
 from core.analytics import item_stats, mastery
 from core.blueprints.library import Library
-from core.progress import DEVELOPING, _skill_info, band, recent_sessions
-from core.store import Store
+from core.progress import DEVELOPING, band, recent_sessions, skill_names
+from core.store import Store, school
 from core.store import analytics as data
 
 Z95 = 1.96
 Progress = Optional[Callable[[float, str], None]]
 
 
-def skill_names(library: Library) -> dict[str, str]:
-    return {k: v["name"] for k, v in _skill_info(library).items()}
+def _named(library: Library, skills: pd.Series) -> list[str]:
+    """Readable names for a column of skill ids."""
+    return skill_names(library, list(skills))
+
+
+def _roster(store: Store, class_code: Optional[str]) -> pd.DataFrame:
+    """student, name: a class's roster, or everyone who answered anything."""
+    if class_code is None:
+        return data.student_summary(store)[["student", "name"]]
+    return pd.DataFrame([{"student": r["student"], "name": r["display_name"]} for r in school.roster(store, class_code)],
+                        columns=["student", "name"])
+
+
+def _theta(store: Store, class_code: Optional[str], ability: Optional[pd.Series]) -> pd.Series:
+    return ability if ability is not None else abilities(store, class_code).set_index("student")["theta"]
 
 
 def downloads(frame: pd.DataFrame) -> dict[str, bytes]:
@@ -34,7 +48,7 @@ def downloads(frame: pd.DataFrame) -> dict[str, bytes]:
     flat = frame.copy()
     for col in flat.columns:   # lists and dicts (JSON columns) go out as JSON text
         if flat[col].dtype == object and flat[col].map(lambda v: isinstance(v, (list, dict))).any():
-            flat[col] = flat[col].map(lambda v: None if v is None else __import__("json").dumps(v, default=str))
+            flat[col] = flat[col].map(lambda v: None if v is None else json.dumps(v, default=str))
     buffer = io.BytesIO()
     flat.to_parquet(buffer, index=False)
     return {"csv": flat.to_csv(index=False).encode("utf-8"), "parquet": buffer.getvalue()}
@@ -60,7 +74,7 @@ def class_overview(store: Store, class_code: str, now: Optional[dt.datetime] = N
 def abilities(store: Store, class_code: Optional[str] = None) -> pd.DataFrame:
     """Each student's ability with a 95% interval: student, name, theta, se, low, high, n, source."""
     run = data.latest_calibration(store)
-    roster = data.student_summary(store, class_code)[["student", "name"]]
+    roster = _roster(store, class_code)
     if run is not None:
         found = data.calibration_abilities(store, run["id"])
         out = roster.merge(found, on="student", how="inner")
@@ -83,8 +97,7 @@ def mastery_matrix(store: Store, library: Library, class_code: str) -> pd.DataFr
     frame = data.mastery(store, class_code)
     if frame.empty:
         return pd.DataFrame()
-    names = skill_names(library)
-    frame["skill_name"] = frame["skill"].map(lambda s: names.get(s, s))
+    frame["skill_name"] = _named(library, frame["skill"])
     return frame.pivot_table(index="name", columns="skill_name", values="score", aggfunc="mean").sort_index()
 
 
@@ -92,8 +105,7 @@ def class_weakest(store: Store, library: Library, class_code: str, n: int = 8) -
     """The class's weakest skills by their stored mastery: skill, name, n_students, mean_mastery, share_below
     (share of students in the "needs work" band), n_responses."""
     weak = data.skill_mastery_summary(store, class_code, DEVELOPING).head(n)
-    names = skill_names(library)
-    weak.insert(1, "name", weak["skill"].map(lambda s: names.get(s, s)))
+    weak.insert(1, "name", _named(library, weak["skill"]))
     return weak
 
 
@@ -101,14 +113,13 @@ def class_weakest(store: Store, library: Library, class_code: str, n: int = 8) -
 # One student
 
 
-def student_report(store: Store, library: Library, student: str, class_code: Optional[str] = None) -> dict[str, Any]:
+def student_report(store: Store, library: Library, student: str) -> dict[str, Any]:
     """History (answers with running accuracy), mastery over time per skill, weak skills, sessions.
 
     Mastery replays the app's rule over the student's practice answers, so it
     ends where the stored scores are; the history counts every answer.
     """
     frame = data.responses(store, student=student)
-    names = skill_names(library)
     out: dict[str, Any] = {"responses": len(frame), "sessions": pd.DataFrame(recent_sessions(store, student, 50))}
     if frame.empty:
         out.update(history=frame, mastery_history=frame, weakest=pd.DataFrame(), current=pd.DataFrame(),
@@ -117,17 +128,16 @@ def student_report(store: Store, library: Library, student: str, class_code: Opt
     frame = frame.sort_values(["created_at", "session_id", "item_id"], kind="stable").reset_index(drop=True)
     frame["answer_number"] = np.arange(1, len(frame) + 1)
     frame["running_accuracy"] = frame["correct"].expanding().mean()
-    frame["skill_name"] = frame["skill"].map(lambda s: names.get(s, s))
+    frame["skill_name"] = _named(library, frame["skill"])
     practised = frame[frame["kind"] == "practice"]     # the answers the stored mastery scores come from
     history = mastery.mastery_history(practised)
     current = mastery.current_mastery(practised)
-    current["name"] = current["skill"].map(lambda s: names.get(s, s))
+    current["name"] = _named(library, current["skill"])
     current["band"] = current["mastery"].map(band)
     out.update(history=frame, mastery_history=history, current=current,
-               weakest=mastery.weakest_skills(current, n=3).assign(
-                   name=lambda d: d["skill"].map(lambda s: names.get(s, s))),
+               weakest=mastery.weakest_skills(current, n=3).assign(name=lambda d: _named(library, d["skill"])),
                recommendations=mastery.recommendations(current, student).assign(
-                   name=lambda d: d["skill"].map(lambda s: names.get(s, s))))
+                   name=lambda d: _named(library, d["skill"])))
     return out
 
 
@@ -175,14 +185,17 @@ def wright_map(store: Store) -> tuple[pd.DataFrame, pd.DataFrame]:
     return data.calibration_abilities(store, run["id"]), params[["unit", "kind", "difficulty"]]
 
 
-def distractor_report(store: Store, class_code: Optional[str], blueprint_id: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Which option (hence which misconception) drew whom on a blueprint's multiple-choice items."""
+def distractor_report(store: Store, class_code: Optional[str], blueprint_id: str,
+                      ability: Optional[pd.Series] = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Which option (hence which misconception) drew whom on a blueprint's multiple-choice items.
+
+    ``ability`` (theta by student) when the caller has it already; else from ``abilities``.
+    """
     frame = data.responses(store, class_code, blueprint_id=blueprint_id)
     meta = data.items(store, list(frame["item_id"].unique()))
     if frame.empty or meta.empty:
         return pd.DataFrame(), pd.DataFrame()
-    ability = abilities(store, class_code).set_index("student")["theta"]
-    table = item_stats.distractors(frame, meta, ability=ability, min_count=1)
+    table = item_stats.distractors(frame, meta, ability=_theta(store, class_code, ability), min_count=1)
     return table, item_stats.strategy_summary(table)
 
 
@@ -211,8 +224,7 @@ def exam_report(store: Store, class_code: Optional[str] = None) -> dict[str, Any
     results = data.exam_results(store, class_code)
     if results.empty:
         return {"results": results, "grades": pd.DataFrame(), "sections": pd.DataFrame(), "reliability": pd.DataFrame()}
-    roster = data.student_summary(store, class_code)[["student", "name"]]
-    results = results.merge(roster, on="student", how="left")
+    results = results.merge(_roster(store, class_code), on="student", how="left")
     grades = results.groupby("grade").size().rename("students").reset_index()
     sections = pd.DataFrame([{"course": f"{r.subject} {r.level}", "section": s["section"], "percent": s["percent"]}
                              for r in results.itertuples() for s in (r.sections or [])])
@@ -242,7 +254,14 @@ NOISY_OUTFIT = 1.3
 RARE_SHARE = 0.02
 
 
-def blueprint_fixes(store: Store, class_code: Optional[str] = None, min_n: int = 20) -> pd.DataFrame:
+def _unit_parts(unit: str) -> tuple[str, Optional[str]]:
+    """(blueprint id, level) of a family unit "blueprint|level"; (unit, None) for an item or skill."""
+    blueprint, _, level = unit.partition("|")
+    return blueprint, level or None
+
+
+def blueprint_fixes(store: Store, class_code: Optional[str] = None, min_n: int = 20,
+                    ability: Optional[pd.Series] = None) -> pd.DataFrame:
     """Blueprint changes the evidence suggests: blueprint_id, level, issue, evidence, suggestion.
 
     From the newest calibration: levels out of order or with no real
@@ -261,13 +280,13 @@ def blueprint_fixes(store: Store, class_code: Optional[str] = None, min_n: int =
                                            "or relabel the levels so their order matches the data"})
         solid = params[params["n"] >= min_n]
         for r in solid[solid["outfit"] > NOISY_OUTFIT].itertuples():
-            rows.append({"blueprint_id": r.unit.split("|")[0], "level": r.unit.split("|")[1] if "|" in r.unit else None,
-                         "issue": "noisy", "evidence": f"outfit {r.outfit:.2f} over {int(r.n)} answers",
+            blueprint, level = _unit_parts(r.unit)
+            rows.append({"blueprint_id": blueprint, "level": level, "issue": "noisy", "evidence": f"outfit {r.outfit:.2f} over {int(r.n)} answers",
                          "suggestion": "look for stems that can be read two ways or keys that mark right answers "
                                        "wrong (tolerance, units, forms)"})
         for r in solid[solid["flags"].fillna("").str.contains("low discrimination")].itertuples():
-            rows.append({"blueprint_id": r.unit.split("|")[0], "level": r.unit.split("|")[1] if "|" in r.unit else None,
-                         "issue": "low discrimination",
+            blueprint, level = _unit_parts(r.unit)
+            rows.append({"blueprint_id": blueprint, "level": level, "issue": "low discrimination",
                          "evidence": f"discrimination {r.discrimination:.2f} over {int(r.n)} answers",
                          "suggestion": "stronger and weaker students do about equally well: check for guessable "
                                        "options or a shortcut that skips the skill"})
@@ -275,8 +294,8 @@ def blueprint_fixes(store: Store, class_code: Optional[str] = None, min_n: int =
     mcq = frame[frame["blueprint_id"].notna()]
     if not mcq.empty:
         meta = data.items(store, list(mcq["item_id"].unique()))
-        ability = abilities(store, class_code).set_index("student")["theta"]
-        summary = item_stats.strategy_summary(item_stats.distractors(mcq, meta, ability=ability, min_count=1))
+        summary = item_stats.strategy_summary(
+            item_stats.distractors(mcq, meta, ability=_theta(store, class_code, ability), min_count=1))
         summary = summary[summary["strategy"].notna()]
         for r in summary[(summary["offered"] >= min_n) & (summary["share"] < RARE_SHARE)].itertuples():
             rows.append({"blueprint_id": r.blueprint_id, "level": None, "issue": "distractor never chosen",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from core.diagnosis import INITIAL_MASTERY, diagnose, mastery_update
 from core.flows.base import Flow, FlowError, Step
@@ -41,9 +41,9 @@ CALIBRATION_TTL_S = 60.0    # how long a process keeps the calibrated difficulti
 _calibrated: dict[int, tuple[float, dict[str, tuple[float, float]]]] = {}
 
 
-def calibrated(store: Any, clock: Callable[[], float] = time.monotonic) -> dict[str, tuple[float, float]]:
+def calibrated(store: Any) -> dict[str, tuple[float, float]]:
     """Unit -> (difficulty, discrimination) from the newest calibration ({} before the first)."""
-    now = clock()
+    now = time.monotonic()
     cached = _calibrated.get(id(store))
     if cached is None or now - cached[0] > CALIBRATION_TTL_S:
         cached = (now, analytics_store.difficulty_lookup(store))

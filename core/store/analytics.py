@@ -24,19 +24,20 @@ ITEM_UNITS = """SELECT id, blueprint_id, difficulty_level, difficulty_value,
 
 
 def _filters(class_code: Optional[str], subject: Optional[str], level: Optional[str],
-             student: Optional[str] = None, alias: str = "r", blueprint_id: Optional[str] = None,
-             item_alias: str = "i", item_type: Optional[str] = None) -> tuple[str, list[Any]]:
-    where, params = [f"{alias}.attempt = 1", f"{alias}.correct IS NOT NULL"], []
+             student: Optional[str] = None, blueprint_id: Optional[str] = None,
+             item_type: Optional[str] = None) -> tuple[str, list[Any]]:
+    """The WHERE clause over responses ``r`` joined to items ``i``: first attempts that were marked, filtered."""
+    where, params = ["r.attempt = 1", "r.correct IS NOT NULL"], []
     if class_code is not None:
-        where.append(f"{alias}.student IN (SELECT student FROM roster WHERE class_code = ?)")
+        where.append("r.student IN (SELECT student FROM roster WHERE class_code = ?)")
         params.append(class_code)
     if student is not None:
-        where.append(f"{alias}.student = ?")
+        where.append("r.student = ?")
         params.append(student)
     for col, value in (("subject", subject), ("level", level), ("blueprint_id", blueprint_id),
                        ("item_type", item_type)):
         if value is not None:
-            where.append(f"{item_alias}.{col} = ?")
+            where.append(f"i.{col} = ?")
             params.append(value)
     return " AND ".join(where), params
 

@@ -254,7 +254,7 @@ def test_exam_report_grades_sections_and_reliability(school_db):
 
 def test_student_report_and_heatmap(school_db, library):
     student = "RPT-1:s03"
-    rep = reports.student_report(school_db, library, student, "RPT-1")
+    rep = reports.student_report(school_db, library, student)
     assert rep["responses"] == len(rep["history"]) > 0
     stored = dict(school_db.query("SELECT skill, score FROM mastery WHERE student = ?", [student]))
     replay = rep["current"].set_index("skill")["mastery"]
