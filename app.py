@@ -1,7 +1,7 @@
 """Teacher workbench: entry point (page config, sign-in and the navigation each role may see)."""
 import streamlit as st
 
-from pages import shared
+from ui import shared
 
 st.set_page_config(page_title="Teacher Workbench", page_icon="📐", layout="wide")
 wb = shared.workbench()  # opens the database, filling it with the shipped blueprints on first run

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.analytics import reports  # noqa: E402
 from core.blueprints.library import Library  # noqa: E402
-from core.classes import create_class  # noqa: E402
+from core.school.classes import create_class  # noqa: E402
 from core.store import Store, repo, school  # noqa: E402
 from core.store import analytics as data  # noqa: E402
 from core.store.responses import import_responses  # noqa: E402

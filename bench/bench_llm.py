@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from core.blueprints.library import Library  # noqa: E402
 from core.items.llm_items import generate_llm_batch, store_llm_items  # noqa: E402
 from core.llm import LLMClient, LLMSettings  # noqa: E402
-from core.pipeline import AGENTS, PipelineConfig, run_pipeline, store_accepted  # noqa: E402
+from core.llm.pipeline import AGENTS, PipelineConfig, run_pipeline, store_accepted  # noqa: E402
 from core.store import Store  # noqa: E402
 from core.store.llm_runs import list_runs  # noqa: E402
 from tests.llm.fake_openai import FakeOpenAI, Reply, completion, error  # noqa: E402

@@ -315,7 +315,7 @@ def cmd_session(args: argparse.Namespace) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from core.flows.base import FlowError
-    from core.simulate import Simulation
+    from core.demo.simulate import Simulation
     if not args.db:
         raise CommandError("simulate writes a class into a database: pass --db PATH")
     if not 1 <= args.students <= 10_000:
@@ -391,7 +391,7 @@ def _weights(text: Optional[str]) -> Optional[dict]:
 
 
 def cmd_pipeline(args: argparse.Namespace) -> int:
-    from core.pipeline import PipelineConfig, PipelineError, default_run_folder, run_pipeline, store_accepted
+    from core.llm.pipeline import PipelineConfig, PipelineError, default_run_folder, run_pipeline, store_accepted
     values: dict = {"n": args.n, "seed": args.seed, "max_retries": args.retries}
     if args.prefix:
         values["schema_prefixes"] = args.prefix

@@ -33,7 +33,7 @@ BANKS_DIR = Path(__file__).resolve().parents[1] / "data" / "banks"
 
 def import_shipped_banks(store: Store, folder: Path = BANKS_DIR) -> dict[str, int]:
     """Import the sample banks once: only into a database that holds no bank questions yet."""
-    from core.banks import import_bank
+    from core.items.banks import import_bank
     if repo.bank_count(store):
         return {}
     imported = {}

@@ -1,7 +1,7 @@
 """Teacher home: what the workbench holds."""
 import streamlit as st
 
-from pages import shared
+from ui import shared
 
 shared.require("teacher")
 shared.teacher_banner()

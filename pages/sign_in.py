@@ -1,8 +1,8 @@
 """Sign in: students with their class code and name, teachers with the passcode."""
 import streamlit as st
 
-from core.auth import sign_in_student, sign_in_teacher
-from pages import shared
+from core.school.auth import sign_in_student, sign_in_teacher
+from ui import shared
 
 wb = shared.workbench()
 st.title("Teacher Workbench")

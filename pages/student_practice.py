@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import progress
+from core.school import progress
 from core.flows.base import FlowError
-from pages import shared, tutor
+from ui import shared, tutor
 
 who = shared.require("student")
 wb = shared.workbench()

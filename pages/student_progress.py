@@ -4,9 +4,9 @@ from __future__ import annotations
 import plotly.express as px
 import streamlit as st
 
-from core import progress
+from core.school import progress
 from core.analytics import reports
-from pages import shared
+from ui import shared
 
 who = shared.require("student")
 wb = shared.workbench()

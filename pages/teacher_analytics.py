@@ -4,8 +4,8 @@ import streamlit as st
 from core.analytics import reports
 from core.analytics.calibration import CalibrationError, icc_frame, level_order
 from core.store import school
-from pages import analytics_views as view
-from pages import shared
+from ui import analytics_views as view
+from ui import shared
 
 shared.require("teacher")
 shared.teacher_banner()

@@ -3,9 +3,9 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from core import authoring
+from core.items import authoring
 from core.blueprints.loader import BlueprintError
-from pages import shared
+from ui import shared
 
 shared.require("teacher")
 shared.teacher_banner()

@@ -2,11 +2,11 @@
 import pandas as pd
 import streamlit as st
 
-from core import classes
-from core.classes import ClassError
-from core.demo import DEMO_CODE, reset_demo
+from core.school import classes
+from core.school.classes import ClassError
+from core.demo.classroom import DEMO_CODE, reset_demo
 from core.store import school
-from pages import shared
+from ui import shared
 
 shared.require("teacher")
 shared.teacher_banner()

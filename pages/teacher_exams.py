@@ -5,11 +5,12 @@ import re
 import pandas as pd
 import streamlit as st
 
-from core import classes, papers
-from core.classes import ClassError
-from core.papers import PaperError
+from core.exams import papers
+from core.school import classes
+from core.school.classes import ClassError
+from core.exams.papers import PaperError
 from core.store import school
-from pages import shared
+from ui import shared
 
 shared.require("teacher")
 shared.teacher_banner()

@@ -2,8 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from core import authoring
-from pages import pipeline_form, shared
+from core.items import authoring
+from ui import pipeline_form, shared
 
 shared.require("teacher")
 shared.teacher_banner()

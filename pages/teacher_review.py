@@ -2,9 +2,9 @@
 import pandas as pd
 import streamlit as st
 
-from core import review
-from core.review import ReviewError
-from pages import shared
+from core.items import review
+from core.items.review import ReviewError
+from ui import shared
 
 shared.require("teacher")
 shared.teacher_banner()

@@ -4,7 +4,7 @@ import streamlit as st
 
 from core.llm import ROLES, LLMConfigError, LLMError, clear_settings, save_settings
 from core.store.llm_runs import list_runs
-from pages import shared
+from ui import shared
 
 who = shared.require("teacher")
 shared.teacher_banner()

@@ -3,7 +3,7 @@
 Two ways to score mastery from a student's answers on a skill, in time order:
 
 * ``method="rule"`` (what the app shows students): the rule in
-  ``core.diagnosis.mastery_update``, starting from ``INITIAL_MASTERY`` -
+  ``core.school.progress.mastery_update``, starting from ``INITIAL_MASTERY`` -
   right answers move mastery 10% of the way to 1, wrong ones 20% of the way
   to 0. Every answer counts alike and old answers fade geometrically.
 * ``method="bkt"``: Bayesian Knowledge Tracing (``core.analytics.bkt``) -
@@ -23,7 +23,7 @@ skills per card), which a replay of answers does not model.
 Mastery tables (``mastery_df``): one row per student and skill with
 ``student``, ``skill``, ``mastery`` and, when known, ``n_responses`` - what
 ``current_mastery`` returns. Bands follow the student pages
-(``core.progress``): secure from ``SECURE``, developing from ``DEVELOPING``,
+(``core.school.progress``): secure from ``SECURE``, developing from ``DEVELOPING``,
 else needs work.
 """
 from __future__ import annotations
@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 
 from core.analytics.bkt import require_columns, binary_correct, fit_bkt, mastery_trace, pack_sequences
-from core.diagnosis import INITIAL_MASTERY, mastery_update
-from core.progress import DEVELOPING, SECURE
+from core.school.progress import INITIAL_MASTERY, mastery_update
+from core.school.progress import DEVELOPING, SECURE
 
 __all__ = ["METHODS", "rule_history", "mastery_history", "current_mastery", "weakest_skills", "class_weakest",
            "recommendations"]
@@ -67,7 +67,7 @@ def rule_history(df: pd.DataFrame, skill: str = "skill", student: str = "student
     the student's first answer on the skill, ...), ``mastery_before`` and
     ``mastery`` (after the answer, rounded to 6 decimals as the app stores it).
 
-    The rule is read off ``core.diagnosis.mastery_update`` (it is a fixed
+    The rule is read off ``core.school.progress.mastery_update`` (it is a fixed
     affine step for a right and for a wrong answer) and applied one
     opportunity at a time to all sequences at once. The app rounds after every
     step and this replay only at the end, so values can differ from the

@@ -18,7 +18,7 @@ import pandas as pd
 from core.analytics import calibration as cal
 from core.analytics import item_stats, mastery
 from core.blueprints.library import Library
-from core.progress import DEVELOPING, band, recent_sessions, skill_names
+from core.school.progress import DEVELOPING, band, recent_sessions, skill_names
 from core.store import Store, school
 from core.store import analytics as data
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional
 
 from core.blueprints.library import Library
 from core.items.generator import Item
-from core.sources import QuestionSource, stem_key
+from core.items.sources import QuestionSource, stem_key
 from core.store import Store, repo, sessions
 from core.store.sessions import SequenceConflict
 

@@ -18,12 +18,12 @@ from typing import Any, Optional
 
 from core.blueprints.library import LibraryError
 from core.blueprints.models import AssessmentBlueprint
-from core.diagnosis import diagnose
+from core.flows.remediation import diagnose
 from core.flows.base import Flow, FlowError, Step
 from core.flows.exam import GRACE_SECONDS
 from core.items.generator import Item, SkillGenerator
 from core.items.sampler import GenerationError
-from core.sources import stem_key
+from core.items.sources import stem_key
 from core.store import sessions
 
 MAX_DRAWS = 40   # redraws per slot to find a question not already in this evaluation

@@ -17,11 +17,11 @@ import math
 import random
 from typing import Any, Optional
 
-from core.diagnosis import diagnose
+from core.flows.remediation import diagnose
 from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import fetch_question
 from core.items.generator import Item
-from core.sources import NoQuestions, QuestionSource, stem_key
+from core.items.sources import NoQuestions, QuestionSource, stem_key
 from core.store import school
 
 SQA_GRADES = [("A", 70.0), ("B", 60.0), ("C", 50.0), ("D", 40.0), ("No award", 0.0)]

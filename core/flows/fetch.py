@@ -19,7 +19,7 @@ import random
 from typing import Any, Optional
 
 from core.items.generator import Item
-from core.sources import NoQuestions, QuestionSource, stem_key
+from core.items.sources import NoQuestions, QuestionSource, stem_key
 from core.store import sessions
 
 AVOID_LAST = 2

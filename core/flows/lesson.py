@@ -19,13 +19,14 @@ import random
 from typing import Any, Optional
 
 from core.blueprints.library import LibraryError
-from core.diagnosis import INITIAL_MASTERY, diagnose, mastery_update
+from core.flows.remediation import diagnose
+from core.school.progress import INITIAL_MASTERY, mastery_update
 from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import choose_outcome, fetch_question, suppliable_outcomes
 from core.items.generator import Item, SkillGenerator
 from core.items.sampler import GenerationError
 from core.marking import MAX_ANSWER_CHARS
-from core.sources import NoQuestions, stem_key
+from core.items.sources import NoQuestions, stem_key
 from core.store import sessions
 
 DEFAULT_CARDS = 5

@@ -18,11 +18,12 @@ import random
 import time
 from typing import Any, Optional
 
-from core.diagnosis import INITIAL_MASTERY, diagnose, mastery_update
+from core.flows.remediation import diagnose
+from core.school.progress import INITIAL_MASTERY, mastery_update
 from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import fetch_question, suppliable_outcomes
 from core.items.generator import Item
-from core.sources import NoQuestions, stem_key
+from core.items.sources import NoQuestions, stem_key
 from core.analytics import irt
 from core.store import analytics as analytics_store
 from core.store import school, sessions

@@ -173,7 +173,7 @@ def test_cli_calibrates_a_csv(tmp_path, capsys):
 
 
 def test_cli_calibrates_the_database_and_stores_the_result(tmp_path, capsys, library):
-    from core.simulate import Simulation
+    from core.demo.simulate import Simulation
     db = tmp_path / "w.duckdb"
     store = Store(db)
     Simulation(store, library, seed=2).run(6, practice_sessions=1, questions=8, exams=0, lessons=0)
@@ -211,8 +211,8 @@ def test_cli_calibrate_errors_are_one_line(tmp_path, capsys, args, message):
 
 @pytest.fixture(scope="module")
 def school_db(tmp_path_factory, library):
-    from core.classes import create_class
-    from core.simulate import Simulation
+    from core.school.classes import create_class
+    from core.demo.simulate import Simulation
     from core.store import school
     s = Store(tmp_path_factory.mktemp("reports") / "w.duckdb")
     create_class(s, "RPT-1", "Reports class", "Mathematics", "Nat 5")

@@ -8,7 +8,7 @@ import pytest
 from core.analytics.bkt import simulate_bkt
 from core.analytics.mastery import (class_weakest, current_mastery, mastery_history, recommendations, rule_history,
                                     weakest_skills)
-from core.diagnosis import INITIAL_MASTERY, mastery_update
+from core.school.progress import INITIAL_MASTERY, mastery_update
 
 
 def answers(rows: list[tuple]) -> pd.DataFrame:

@@ -12,10 +12,10 @@ CLASS = "AN-1"
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     from core.blueprints.library import Library
-    from core.classes import create_class
-    from core.simulate import Simulation
+    from core.school.classes import create_class
+    from core.demo.simulate import Simulation
     from core.store import Store, school
-    from pages import shared
+    from ui import shared
     db = tmp_path_factory.mktemp("analytics_page") / "app.duckdb"
     store = Store(db)
     create_class(store, CLASS, "Analytics class", "Mathematics", "Nat 5")
@@ -63,7 +63,7 @@ def test_class_overview_student_items_and_exams(env):
     at.button(key="an_fixes_go").click().run()                               # fixes, on demand
     assert not at.exception, [e.value for e in at.exception]
     from core.analytics.reports import blueprint_fixes
-    from pages import shared
+    from ui import shared
     expected = blueprint_fixes(shared._open(str(env["db"])).store, CLASS)
     shown = [d.value for d in at.dataframe if "suggestion" in d.value.columns]
     assert (len(shown[0]) == len(expected)) if shown else expected.empty
@@ -90,7 +90,7 @@ def test_a_blueprint_distractors_and_parameters(env):
 
 def test_an_empty_install_says_how_to_begin(tmp_path, monkeypatch):
     from core.store import Store
-    from pages import shared
+    from ui import shared
     db = tmp_path / "empty.duckdb"
     Store(db).close()
     monkeypatch.setenv("WORKBENCH_DB", str(db))

@@ -6,14 +6,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.auth import DEMO_PASSCODE
+from core.school.auth import DEMO_PASSCODE
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def prepare_db(path: Path, with_class: bool = True) -> None:
     """A database that already has a class, so the slow first-run demo is skipped."""
-    from core.classes import add_student, create_class
+    from core.school.classes import add_student, create_class
     from core.store import Store
     store = Store(path)
     if with_class:
@@ -29,7 +29,7 @@ def app(tmp_path: Path, monkeypatch):
     monkeypatch.delenv("WORKBENCH_TEACHER_PASSCODE", raising=False)
     monkeypatch.delenv("WORKBENCH_TEACHER_PASSCODE_HASH", raising=False)
     monkeypatch.chdir(ROOT)
-    from pages import shared
+    from ui import shared
     shared._open.clear()
     shared._runner.clear()
     yield AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
@@ -61,7 +61,7 @@ def test_first_run_loads_the_library_and_a_demo_class(app, tmp_path: Path):
     assert not at.exception
     assert at.title[0].value == "Teacher Workbench"
     assert (tmp_path / "app.duckdb").exists()
-    from pages import shared
+    from ui import shared
     from core.store import school
     store = shared._open(str(tmp_path / "app.duckdb")).store
     demo = school.get_class(store, "DEMO-N5")

@@ -11,7 +11,7 @@ import threading
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.pipeline import AGENTS
+from core.llm.pipeline import AGENTS
 from core.store import repo
 from tests.llm.fake_openai import FakeOpenAI, completion
 from tests.llm.test_llm_items import good
@@ -56,9 +56,9 @@ class Model:
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    from core.classes import add_student, create_class
+    from core.school.classes import add_student, create_class
     from core.store import Store
-    from pages import shared
+    from ui import shared
     server = FakeOpenAI(default=Model())
     db = tmp_path_factory.mktemp("llm_pages") / "app.duckdb"
     store = Store(db)
@@ -93,7 +93,7 @@ def open_page(path: str, user: dict = TEACHER) -> AppTest:
 def store():
     import os
 
-    from pages import shared
+    from ui import shared
     return shared._open(os.environ["WORKBENCH_DB"]).store
 
 

@@ -30,9 +30,9 @@ def db(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("WORKBENCH_DB", str(path))
     mp.chdir(ROOT)
-    from core.classes import create_class
+    from core.school.classes import create_class
     from core.store import Store
-    from pages import shared
+    from ui import shared
     shared._open.clear()
     shared._runner.clear()
     store = Store(path)  # a class already there: the app skips the slow first-run demo
@@ -46,19 +46,19 @@ def db(tmp_path_factory):
 
 
 def _wb():
-    from pages import shared
+    from ui import shared
     return shared._open(os.environ["WORKBENCH_DB"])
 
 
 def runner():
     """The app's own Runner (AppTest runs in this process, so this is the cached one the pages use)."""
-    from pages import shared
+    from ui import shared
     return shared._runner(os.environ["WORKBENCH_DB"])
 
 
 @pytest.fixture
 def student(db) -> dict:
-    from core.classes import add_student
+    from core.school.classes import add_student
     name = f"Student {next(_names)} {os.getpid()}"
     sid = add_student(_wb().store, CLASS, name)
     return {"role": "student", "user": sid, "name": name, "class_code": CLASS}
@@ -251,7 +251,7 @@ def test_practice_right_then_wrong_with_feedback(student):
     q = pick_question(sid)
     key = f"pa_{sid}_{q['id']}"
     shown = texts(at)
-    from pages.shared import _SPACED_MATHS
+    from ui.shared import _SPACED_MATHS
     assert _SPACED_MATHS.sub(r"$\1$", q["stem"])[:30] in shown  # maths is shown with its spaces closed up
     answer(at, key, q["id"], right_answer(q["id"]))
     click(at, "Check answer")
@@ -296,7 +296,7 @@ def test_a_reload_continues_the_same_practice_session(student):
     q = pick_question(sid)
     again = open_app(student)   # a new browser session: st.session_state is empty
     assert again.session_state["practice_sid"] == sid
-    from pages.shared import _SPACED_MATHS
+    from ui.shared import _SPACED_MATHS
     assert _SPACED_MATHS.sub(r"$\1$", q["stem"])[:30] in texts(again)
 
 
@@ -442,7 +442,7 @@ def test_an_answer_to_an_exam_handed_in_elsewhere_is_refused_with_a_sentence(stu
 
 def test_an_assigned_exam_uses_the_class_paper_and_its_time_limit_is_enforced(student):
     import datetime as dt
-    from core.classes import assign_exam
+    from core.school.classes import assign_exam
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     aid = assign_exam(_wb().store, CLASS, f"Prelim {student['name']}",
                       {"subject": "Mathematics", "level": "Nat 5", "seed": "prelim", "paper_key": "paper:prelim"},
@@ -481,7 +481,7 @@ def test_an_assigned_exam_uses_the_class_paper_and_its_time_limit_is_enforced(st
 
 def test_an_assigned_evaluation_is_sat_one_question_at_a_time(student):
     import datetime as dt
-    from core.classes import assign_exam
+    from core.school.classes import assign_exam
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     aid = assign_exam(_wb().store, CLASS, f"Fundamentals {student['name']}",
                       {"assessment_id": "MATH-FUNDAMENTALS-L1", "seed": "fund"},
@@ -519,7 +519,7 @@ def test_progress_shows_mastery_history_and_what_to_practise_next(student):
         click(at, "Next question")
     at.switch_page("pages/student_progress.py").run()
     assert not at.exception
-    from core import progress
+    from core.school import progress
     rows = progress.student_mastery(_wb().store, _wb().library, student["user"])
     assert rows
     table = at.dataframe[0].value

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core import authoring
+from core.items import authoring
 
 ROOT = Path(__file__).resolve().parents[2]
 TEACHER = {"role": "teacher", "user": "teacher", "name": "Teacher"}
@@ -22,9 +22,9 @@ STUDENT = {"role": "student", "user": "T-AUTH:amy-pond", "name": "Amy Pond", "cl
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    from core.classes import add_student, create_class
+    from core.school.classes import add_student, create_class
     from core.store import Store
-    from pages import shared
+    from ui import shared
     tmp = tmp_path_factory.mktemp("authoring_app")
     blueprints = tmp / "blueprints"
     shutil.copytree(ROOT / "blueprints", blueprints)
@@ -46,7 +46,7 @@ def env(tmp_path_factory):
 
 
 def workbench(env):
-    from pages import shared
+    from ui import shared
     return shared._open(str(env["db"]))
 
 

@@ -20,7 +20,7 @@ OTHER_SKILL = "SQA.MATH.N5.GRADIENT"
 def make_db(path: Path, drafts: bool = True) -> dict[str, list[str]]:
     """A database with a class (so the first-run demo is skipped) and, optionally, draft items."""
     from core.blueprints.library import Library
-    from core.classes import add_student, create_class
+    from core.school.classes import add_student, create_class
     from core.store import Store, repo
     store = Store(path)
     create_class(store, "T-CLASS", "Test class", "Mathematics", "Nat 5")
@@ -37,7 +37,7 @@ def make_db(path: Path, drafts: bool = True) -> dict[str, list[str]]:
 
 
 def clear_caches() -> None:
-    from pages import shared
+    from ui import shared
     shared._open.clear()
     shared._runner.clear()
 
@@ -54,13 +54,13 @@ def env(tmp_path_factory):
         clear_caches()
         ids = make_db(path)
         yield {"path": path, "ids": ids}
-        from pages import shared
+        from ui import shared
         shared._open(str(path)).store.close()
         clear_caches()
 
 
 def store_of(env):
-    from pages import shared
+    from ui import shared
     return shared._open(str(env["path"])).store
 
 
@@ -86,7 +86,7 @@ def status(env, item_id: str) -> str:
 
 
 def history(env, item_id: str) -> list[dict]:
-    from core import review
+    from core.items import review
     return review.history(store_of(env), item_id)
 
 
@@ -192,7 +192,7 @@ def test_empty_queue_says_what_to_do(tmp_path, monkeypatch):
         at.switch_page("pages/teacher_exams.py").run()
         assert "build a paper" in texts(at)
     finally:
-        from pages import shared
+        from ui import shared
         shared._open(str(path)).store.close()
         shared._open.clear()
         shared._runner.clear()
@@ -319,7 +319,7 @@ def test_evaluation_paper_and_a_window_that_closes_before_it_opens(env):
 
 
 def test_a_class_of_approved_items_only_needs_an_approved_only_paper(env):
-    from core.classes import create_class
+    from core.school.classes import create_class
     from core.store import school
     create_class(store_of(env), "AP-ONLY", "Approved only", "Mathematics", "Nat 5", approved_items_only=True)
     at = open_page("pages/teacher_exams.py")

@@ -61,7 +61,7 @@ def shot(page, name: str) -> None:
 def test_student_practises_and_sits_a_mock_exam(tmp_path: Path):
     from playwright.sync_api import expect, sync_playwright
 
-    from core.classes import add_student, create_class
+    from core.school.classes import add_student, create_class
     from core.store import Store
     db = tmp_path / "browser.duckdb"
     store = Store(db)   # a class already there: the app skips the slow first-run demo

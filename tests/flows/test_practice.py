@@ -206,7 +206,7 @@ def test_a_thousand_questions_for_one_student_across_sessions_without_a_repeat(r
 
 
 def test_a_class_set_to_approved_items_only_gets_no_generated_items(runner):
-    from core.classes import add_student, create_class
+    from core.school.classes import add_student, create_class
     from core.store import school
     from core.workbench import import_shipped_banks
     store = runner.ctx.store

@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from core.assist import JUDGE_CONFIDENCE, Assistant
+from core.llm.assist import JUDGE_CONFIDENCE, Assistant
 from core.blueprints.loader import parse_text
-from core.diagnosis import diagnose
+from core.flows.remediation import diagnose
 from core.flows.base import FlowError
 from core.flows.registry import make_runner
 from core.items.generator import Item
 from core.llm import OFF_MESSAGE, LLMClient, LLMSettings
 from core.marking import MarkingSpec, mark_answer
-from core.sources import NoQuestions, QuestionSource
+from core.items.sources import NoQuestions, QuestionSource
 from core.store import repo
 from tests.llm.fake_openai import completion, error
 
@@ -131,7 +131,7 @@ def test_an_exam_never_calls_the_llm(fake, client, store, geo):
 
 
 def bank_item() -> Item:
-    from core.banks import bank_question_to_item
+    from core.items.banks import bank_question_to_item
     return bank_question_to_item({"id": "geo_q1", "subject": "Geography", "level": "Nat 5", "outcome_id": "GEO-5-01",
                                   "marks": 1, "text": "Name the feature shown by contour lines close together.",
                                   "answer": "steep slope", "item_type": "short_text",
@@ -148,7 +148,7 @@ def test_mutate_question_gives_a_verified_variant(fake, client, store, geo):
 
 
 def bank_question_to_numeric() -> Item:
-    from core.banks import bank_question_to_item
+    from core.items.banks import bank_question_to_item
     return bank_question_to_item({"id": "geo_q2", "subject": "Geography", "level": "Nat 5", "outcome_id": "GEO-5-01",
                                   "marks": 2, "text": WRITTEN["text"], "answer": "2", "units": "km"}, source="local")
 

@@ -11,7 +11,7 @@ import pytest
 from core.__main__ import main
 from core.llm import (OFF_MESSAGE, LLMClient, LLMConfigError, LLMSettings, clear_settings, llm_status,
                       save_settings, settings_fingerprint)
-from core.pipeline import AGENTS, PipelineConfig, run_pipeline, store_accepted
+from core.llm.pipeline import AGENTS, PipelineConfig, run_pipeline, store_accepted
 from core.store import Store, repo
 from tests.llm.fake_openai import completion
 from tests.llm.test_pipeline import plan, question, style, verdict

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from core.llm import LLMClient, LLMSettings
-from core.pipeline import (AGENTS, PipelineConfig, PipelineError, StyleScores, load_prompt, load_schemas,
+from core.llm.pipeline import (AGENTS, PipelineConfig, PipelineError, StyleScores, load_prompt, load_schemas,
                            run_pipeline)
 from tests.llm.fake_openai import completion, error
 

@@ -25,7 +25,7 @@ def simulated_class(tmp_path_factory):
     """A database with a simulated class and a stored calibration, held open like the app holds it."""
     from core.analytics.reports import run_calibration
     from core.blueprints.library import Library
-    from core.simulate import Simulation
+    from core.demo.simulate import Simulation
     from core.store import Store
     path = tmp_path_factory.mktemp("class") / "class.duckdb"
     store = Store(path)

@@ -1,4 +1,4 @@
-"""Authoring (core.authoring): validating editor text, previews, saving new versions, plans and drafts.
+"""Authoring (core.items.authoring): validating editor text, previews, saving new versions, plans and drafts.
 
 Saving works on a copy of part of the shipped library in tmp_path and a real
 DuckDB store there; the repository's blueprints/ folder is never written.
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from core import authoring
-from core.authoring import AuthoringError
+from core.items import authoring
+from core.items.authoring import AuthoringError
 from core.blueprints.library import Library
 from core.blueprints.loader import BlueprintError
 from core.store import Store, repo

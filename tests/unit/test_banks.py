@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core import banks
-from core.banks import BankQuestionError, bank_question_to_item, import_bank, mutate_bank_question, parse_bank
+from core.items import banks
+from core.items.banks import BankQuestionError, bank_question_to_item, import_bank, mutate_bank_question, parse_bank
 from core.items.generator import normalise_text
 from core.store import Store, repo
 

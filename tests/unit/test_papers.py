@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from core import papers
+from core.exams import papers
 from core.blueprints.library import Library
 from core.flows.registry import make_runner
-from core.sources import QuestionSource
+from core.items.sources import QuestionSource
 from core.store import Store, repo
 
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from core.auth import student_id
+from core.school.auth import student_id
 from core.blueprints.library import Library
-from core.classes import create_class
-from core.simulate import Simulation
+from core.school.classes import create_class
+from core.demo.simulate import Simulation
 from core.store import Store
 from core.store import school
 

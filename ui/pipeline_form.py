@@ -4,8 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.pipeline import DIFFICULTIES, PipelineConfig, PipelineError, run_pipeline, store_accepted
-from pages import shared
+from core.llm.pipeline import DIFFICULTIES, PipelineConfig, PipelineError, run_pipeline, store_accepted
+from ui import shared
 
 LEVELS = ["", "Nat 5", "Higher", "Advanced Higher"]
 

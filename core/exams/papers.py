@@ -24,7 +24,7 @@ from core.flows.base import FlowError
 from core.flows.evaluation import draw_item, order_slots, plan_slots
 from core.flows.exam import assemble_sections, exam_instructions
 from core.items.generator import Item
-from core.sources import NoQuestions, QuestionSource, stem_key
+from core.items.sources import NoQuestions, QuestionSource, stem_key
 
 EXAM_COUNT = 1   # an assigned paper is a student's first (and only) sitting of that config
 

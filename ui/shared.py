@@ -7,8 +7,8 @@ from typing import Any, Optional
 
 import streamlit as st
 
-from core.assist import Assistant
-from core.auth import teacher_passcode
+from core.llm.assist import Assistant
+from core.school.auth import teacher_passcode
 from core.flows.base import Runner
 from core.flows.registry import make_runner
 from core.llm import LLMClient, LLMSettings, LLMStatus, llm_status, settings_fingerprint
@@ -145,7 +145,7 @@ def item_card(item: dict[str, Any], with_key: bool) -> None:
 
 def demo_ready(wb: Workbench) -> None:
     """On first run, load the demo class with simulated history (once per database)."""
-    from core.demo import ensure_demo
+    from core.demo.classroom import ensure_demo
     from core.store import school
     if st.session_state.get("_demo_checked") or school.list_classes(wb.store):
         st.session_state["_demo_checked"] = True

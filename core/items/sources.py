@@ -43,7 +43,7 @@ class QuestionSource:
     def __init__(self, library: Library, store: Store, llm: Any = None):
         self.library = library
         self.store = store
-        self.llm = llm  # a core.assist.Assistant when an LLM is configured; None means offline
+        self.llm = llm  # a core.llm.assist.Assistant when an LLM is configured; None means offline
         # Only one process may open the database, so what this process wrote is all
         # there is; short lifetimes still cover a second runner in the same process.
         self._bank: dict[tuple[str, str], tuple[float, int, list[Item]]] = {}
@@ -181,7 +181,7 @@ class QuestionSource:
             fresh.id = f"{item.id}_variant_{n}"
             fresh.source = "variant"
             return fresh
-        from core.banks import mutate_bank_question
+        from core.items.banks import mutate_bank_question
         variant = mutate_bank_question(item, n, seed)
         if variant is not None:
             return variant

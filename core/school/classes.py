@@ -9,7 +9,7 @@ import re
 import uuid
 from typing import Optional
 
-from core.auth import student_id
+from core.school.auth import student_id
 from core.store import Store
 from core.store import school
 

@@ -1,5 +1,9 @@
 """SG_DiagnoseAndPatch: mark an answer, name the gaps, build the remediation.
 
+What the gap tags and misconceptions mean lives with marking
+(``core.marking.diagnosis``); this module adds what needs the question
+source and the tutor: a similar item to try and the tutor's explanation.
+
 The remediation block follows the seed: what went wrong, the key concept,
 and something to try (a similar item from the same blueprint, or the same
 outcome, that the student has not seen).
@@ -10,25 +14,10 @@ import dataclasses
 from typing import Any, Optional
 
 from core.items.generator import Item
+from core.llm import LLMError
 from core.marking import MarkingSpec, MarkResult, mark_answer
-from core.sources import NoQuestions, QuestionSource
-
-# What each gap tag means, for students. Blueprints may use others; those are shown as written.
-GAP_CONCEPTS = {
-    "place_value": "Place value: each column is worth ten times the one to its right.",
-    "carrying": "Carrying: when a column adds up to ten or more, carry one into the next column.",
-    "borrowing": "Borrowing: take one from the next column when the top digit is smaller.",
-    "operation_choice": "Choosing the operation: read which operation the question asks for.",
-    "equation_selection": "Choose the relationship (equation) that links what you know to what you want.",
-    "substitution": "Substitute each value into the right place in the equation, in consistent units.",
-    "calculation": "Carry out the arithmetic carefully; check the order of operations.",
-    "units": "State the answer with its unit.",
-    "strategy": "Plan the method before calculating.",
-    "process": "Carry the method through step by step.",
-    "communication": "Give the final answer clearly, rounded as asked.",
-    "rounding": "Round only at the end, to the accuracy asked for.",
-    "significant_figures": "Give the answer to a sensible number of significant figures.",
-}
+from core.marking.diagnosis import concept_for, misconception_text
+from core.items.sources import NoQuestions, QuestionSource
 
 
 @dataclasses.dataclass
@@ -42,20 +31,6 @@ class Diagnosis:
     def to_dict(self) -> dict:
         return {"mark": self.mark.to_dict(), "gap_tags": list(self.gap_tags), "remediation": self.remediation,
                 "similar_item_id": self.similar.id if self.similar else None, "judged": self.judged}
-
-
-def concept_for(tag: str) -> str:
-    return GAP_CONCEPTS.get(tag, tag.replace("_", " ").capitalize())
-
-
-def misconception_text(item: Item, strategy: Optional[str], library: Any) -> Optional[str]:
-    """The blueprint's description of the misconception an answer matched."""
-    if not strategy or not item.blueprint_id or library is None or item.blueprint_id not in library.generators:
-        return None
-    for s in library.generator(item.blueprint_id).bp.presentation.distractor_strategies:
-        if s.type == strategy:
-            return s.description or strategy.replace("_", " ")
-    return None
 
 
 def diagnose(item: Item, answer: Any, source: Optional[QuestionSource] = None, seed: Any = 0,
@@ -102,7 +77,6 @@ def diagnose(item: Item, answer: Any, source: Optional[QuestionSource] = None, s
 
 def _tutor_remediation(assistant: Any, item: Item, answer: Any, remediation: dict) -> dict:
     """The tutor's richer text next to core's; when the tutor fails, core's stands and the reason is kept."""
-    from core.llm import LLMError
     try:
         return {"tutor": assistant.remediation(item, answer, remediation)}
     except LLMError as exc:
@@ -128,13 +102,3 @@ def similar_item_for(item: Item, source: QuestionSource, seed: Any, avoid: set[s
             return None
         return candidate if candidate.content_key not in avoid else None
     return None
-
-
-def mastery_update(score: float, correct: bool) -> float:
-    """Seed 001's rule: up 10% of the way to 1 when right, down 20% of the way to 0 when wrong."""
-    if correct:
-        return round(score + 0.1 * (1.0 - score), 6)
-    return round(score - 0.2 * score, 6)
-
-
-INITIAL_MASTERY = 0.5

@@ -24,9 +24,9 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, Field
 
 from core.items.generator import Item
-from core.llm import LLMClient, LLMError
+from core.llm.client import LLMClient, LLMError
 from core.marking import MarkingSpec, MarkResult, mark_answer
-from core.sources import NoQuestions
+from core.items.sources import NoQuestions
 
 STAGE = "practice_help"
 JUDGE_CONFIDENCE = 0.7   # below this the keyword rubric decides
@@ -150,7 +150,7 @@ class Assistant:
 
     def _build(self, written: WrittenQuestion, subject: str, level: str, outcome_id: str, marks: int,
                item_id: str, source: str) -> Item:
-        from core.banks import BankQuestionError, bank_question_to_item
+        from core.items.banks import BankQuestionError, bank_question_to_item
         question = {"id": item_id, "subject": subject, "level": level, "outcome_id": outcome_id, "marks": marks,
                     "text": written.text, "answer": written.answer, "item_type": written.item_type,
                     "explanation": written.explanation}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Optional, Sequence
 
-from core import classes
+from core.school import classes
 from core.blueprints.library import Library
 from core.store import Store, school, sessions
 from core.store import progress as progress_store
@@ -260,3 +260,13 @@ def skill_names(library: Library, skill_ids: Sequence[str]) -> list[str]:
     """Readable names for skill ids (a blueprint's topic, an outcome's label, else the id)."""
     info = _skill_info(library)
     return [info.get(s, {}).get("name") or s for s in skill_ids]
+
+
+def mastery_update(score: float, correct: bool) -> float:
+    """Seed 001's rule: up 10% of the way to 1 when right, down 20% of the way to 0 when wrong."""
+    if correct:
+        return round(score + 0.1 * (1.0 - score), 6)
+    return round(score - 0.2 * score, 6)
+
+
+INITIAL_MASTERY = 0.5

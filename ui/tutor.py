@@ -5,7 +5,7 @@ from typing import Callable
 
 import streamlit as st
 
-from pages import shared
+from ui import shared
 
 
 def remediation(rem: dict, try_this: bool = True) -> None:

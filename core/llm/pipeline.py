@@ -25,7 +25,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from core.items.generator import Item, normalise_text
-from core.llm import LLMClient, LLMError
+from core.llm.client import LLMClient, LLMError
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 SCHEMAS_FILE = PROMPTS_DIR / "reasoning_schemas.yaml"
