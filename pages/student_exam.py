@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.school import progress
+from core.school import courses, sittings
 from core.flows.base import FlowError
 from ui import shared
 
@@ -98,7 +98,7 @@ def save(sid: str, item_id: str, key: str) -> None:
 def show_choice() -> None:
     lib = wb.library
     st.subheader("Set by your teacher")
-    assignments = progress.open_assignments(wb.store, student)
+    assignments = sittings.open_assignments(wb.store, student)
     if not assignments:
         st.info("Your teacher has not set an exam that is open now. Sit a mock exam of your own below.")
     for a in assignments:
@@ -117,16 +117,16 @@ def show_choice() -> None:
                     st.session_state[SID] = taken["id"]
                     st.rerun()
             elif st.button("Start", key=f"go_{a['id']}", type="primary"):
-                start(*progress.assignment_start(a))
+                start(*sittings.assignment_start(a))
 
     st.subheader("A mock exam of your own")
-    home_subject, home_level = progress.home_course(wb.store, lib, student)
-    subjects = progress.subjects(lib)
+    home_subject, home_level = courses.home_course(wb.store, lib, student)
+    subjects = courses.subjects(lib)
     if st.session_state.get("ex_subject") not in subjects:
         st.session_state["ex_subject"] = home_subject
     cols = st.columns(2)
     subject = cols[0].selectbox("Subject", subjects, key="ex_subject")
-    levels = progress.levels(lib, subject)
+    levels = courses.levels(lib, subject)
     level_key = f"ex_level_{subject}"
     if st.session_state.get(level_key) not in levels:
         st.session_state[level_key] = home_level if home_level in levels else levels[0]
@@ -134,9 +134,9 @@ def show_choice() -> None:
     st.caption("A full paper in the course's exam format, with the exam's time allowed. "
                "Answers are saved as you go; you see your marks when you hand it in.")
     if st.button("Start mock exam", type="primary"):
-        start(*progress.exam_start(subject, level))
+        start(*sittings.exam_start(subject, level))
 
-    past = progress.past_exams(wb.store, student)
+    past = sittings.past_exams(wb.store, student)
     if past:
         st.subheader("Your past exams")
         for p in past:
@@ -262,7 +262,7 @@ def show_results(view: dict) -> None:
                 for k, option in enumerate(pq.get("options") or []):
                     shared.stem(f"**{chr(65 + k)}.** {option}")
             if st.button("Practise this outcome", key=f"practise_{block['outcome_id']}"):
-                st.session_state["practice_preset"] = progress.practice_preset(exam["subject"], exam["level"],
+                st.session_state["practice_preset"] = sittings.practice_preset(exam["subject"], exam["level"],
                                                                                block["outcome_id"])
                 st.switch_page(PRACTICE_PAGE)
     st.divider()
@@ -335,7 +335,7 @@ def show_evaluation(view: dict) -> None:
 
 if SID not in st.session_state:
     # A reload loses the browser session: carry on with the newest exam still being sat.
-    found = progress.resume(wb.store, student, ("exam", "evaluation"))
+    found = sittings.resume(wb.store, student, ("exam", "evaluation"))
     if found:
         st.session_state[SID] = found["id"]
 

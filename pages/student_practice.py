@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.school import progress
+from core.school import courses, progress, sittings
 from core.flows.base import FlowError
 from ui import shared, tutor
 
@@ -36,7 +36,7 @@ def forget(*keys: str) -> None:
 
 def show_setup() -> None:
     lib = wb.library
-    home_subject, home_level = progress.home_course(wb.store, lib, student)
+    home_subject, home_level = courses.home_course(wb.store, lib, student)
     preset = st.session_state.pop(PRESET, None)
     if preset:
         st.session_state["pr_subject"] = preset["subject"]
@@ -44,30 +44,30 @@ def show_setup() -> None:
         st.session_state[f"pr_outcome_{preset['subject']}_{preset['level']}"] = preset["outcome"]
         st.session_state["pr_mode"] = "Rapid fire"
     st.caption("Choose what to practise. Your class's course is selected to start with.")
-    subjects = progress.subjects(lib)
+    subjects = courses.subjects(lib)
     if st.session_state.get("pr_subject") not in subjects:
         st.session_state["pr_subject"] = home_subject
     subject = st.selectbox("Subject", subjects, key="pr_subject")
-    levels = progress.levels(lib, subject)
+    levels = courses.levels(lib, subject)
     level_key = f"pr_level_{subject}"
     if st.session_state.get(level_key) not in levels:
         st.session_state[level_key] = home_level if home_level in levels else levels[0]
     level = st.selectbox("Level", levels, key=level_key)
-    outcome_ids = [progress.ADAPTIVE] + [o["id"] for o in progress.outcomes(lib, subject, level)]
+    outcome_ids = [sittings.ADAPTIVE] + [o["id"] for o in courses.outcomes(lib, subject, level)]
     outcome_key = f"pr_outcome_{subject}_{level}"
     if st.session_state.get(outcome_key) not in outcome_ids:
-        st.session_state[outcome_key] = progress.ADAPTIVE
+        st.session_state[outcome_key] = sittings.ADAPTIVE
     outcome = st.selectbox("Outcome", outcome_ids, key=outcome_key,
-                           format_func=lambda o: progress.outcome_label(lib, subject, level, o))
+                           format_func=lambda o: courses.outcome_label(lib, subject, level, o))
     st.session_state.setdefault("pr_mode", "Rapid fire")
     mode = st.radio("Mode", ["Rapid fire", "Lesson"], key="pr_mode", horizontal=True,
                     captions=["One question after another, with feedback on each.",
                               "Short teaching cards, each with a question and a few attempts."])
-    cards = progress.DEFAULT_LESSON_CARDS
+    cards = sittings.DEFAULT_LESSON_CARDS
     if mode == "Lesson":
-        cards = st.slider("Cards in the lesson", 3, 10, progress.DEFAULT_LESSON_CARDS, key="pr_cards")
+        cards = st.slider("Cards in the lesson", 3, 10, sittings.DEFAULT_LESSON_CARDS, key="pr_cards")
     if st.button("Start", type="primary"):
-        kind, config = progress.practice_start(subject, level, outcome, mode == "Lesson", cards)
+        kind, config = sittings.practice_start(subject, level, outcome, mode == "Lesson", cards)
         try:
             sid = runner.start(kind, student, config)
         except FlowError as exc:
@@ -107,7 +107,7 @@ def finish_practice(view: dict) -> None:
     forget(SID)
     if view["stats"]["total"]:
         try:
-            st.session_state[SURVEY] = runner.start("survey", student, progress.exit_ticket_config(view))
+            st.session_state[SURVEY] = runner.start("survey", student, sittings.exit_ticket_config(view))
         except FlowError as exc:
             st.session_state[FLASH] = ("error", f"The exit ticket could not start: {exc}")
     else:
@@ -118,7 +118,7 @@ def finish_practice(view: dict) -> None:
 def show_practice(view: dict) -> None:
     sid = view["session_id"]
     st.caption(f"{view['subject']} {view['level']} · "
-               f"{progress.outcome_label(wb.library, view['subject'], view['level'], view['outcome'])} · rapid fire")
+               f"{courses.outcome_label(wb.library, view['subject'], view['level'], view['outcome'])} · rapid fire")
     show_stats(view["stats"])
     if view["stage"] == "question":
         q = view["question"]
@@ -207,7 +207,7 @@ def show_summary(summary: dict) -> None:
 def show_lesson(view: dict) -> None:
     sid = view["session_id"]
     prog = view["progress"]
-    outcome = progress.outcome_label(wb.library, view["subject"], view["level"], view["outcome"]) \
+    outcome = courses.outcome_label(wb.library, view["subject"], view["level"], view["outcome"]) \
         if view["subject"] else "chosen skills"
     st.caption(f"{view['subject'] or ''} {view['level'] or ''} · {outcome} · lesson")
     st.progress(prog["completed"] / prog["total"] if prog["total"] else 0.0,
@@ -322,7 +322,7 @@ def show_survey(sid: str) -> None:
 st.title("Practice")
 if SID not in st.session_state and SURVEY not in st.session_state:
     # A reload loses the browser session: carry on with the newest unfinished session instead.
-    found = progress.resume(wb.store, student, ("practice", "lesson", "survey"))
+    found = sittings.resume(wb.store, student, ("practice", "lesson", "survey"))
     if found:
         st.session_state[SURVEY if found["kind"] == "survey" else SID] = found["id"]
 

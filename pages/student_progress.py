@@ -4,7 +4,7 @@ from __future__ import annotations
 import plotly.express as px
 import streamlit as st
 
-from core.school import progress
+from core.school import progress, sittings
 from core.analytics import reports
 from ui import shared
 
@@ -26,7 +26,7 @@ else:
         st.markdown(f"Your weakest skill is **{nxt['name']}** ({nxt['percent']}%). "
                     f"Practise its outcome, **{nxt['outcome_label']}** ({nxt['subject']} {nxt['level']}).")
         if st.button("Practise it now", type="primary"):
-            st.session_state["practice_preset"] = progress.practice_preset(nxt["subject"], nxt["level"], nxt["outcome"])
+            st.session_state["practice_preset"] = sittings.practice_preset(nxt["subject"], nxt["level"], nxt["outcome"])
             st.switch_page(PRACTICE_PAGE)
     else:
         st.markdown("Keep going with adaptive practice: it serves your weakest areas first.")
@@ -67,7 +67,7 @@ else:
                   for r in rows], hide_index=True)
 
 st.subheader("Recent sessions")
-recent = progress.recent_sessions(wb.store, student)
+recent = sittings.recent_sessions(wb.store, student)
 if recent:
     st.dataframe(recent, hide_index=True)
 else:

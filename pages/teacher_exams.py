@@ -5,7 +5,7 @@ import re
 import pandas as pd
 import streamlit as st
 
-from core.exams import papers
+from core.exams import papers, printing
 from core.school import classes
 from core.school.classes import ClassError
 from core.exams.papers import PaperError
@@ -83,12 +83,12 @@ with_keys = st.toggle("Show answers and explanations", key="exam_keys")
 
 slug = re.sub(r"[^a-z0-9]+", "-", paper["title"].lower()).strip("-") + f"-{re.sub(r'[^A-Za-z0-9]+', '-', paper['seed'])}"
 d = st.columns(4)
-d[0].download_button("Paper (Markdown)", papers.paper_markdown(paper, False), f"{slug}.md", "text/markdown",
+d[0].download_button("Paper (Markdown)", printing.paper_markdown(paper, False), f"{slug}.md", "text/markdown",
                      key="exam_dl_md")
-d[1].download_button("With answers (Markdown)", papers.paper_markdown(paper, True), f"{slug}-answers.md",
+d[1].download_button("With answers (Markdown)", printing.paper_markdown(paper, True), f"{slug}-answers.md",
                      "text/markdown", key="exam_dl_md_keys")
-d[2].download_button("Paper (HTML)", papers.paper_html(paper, False), f"{slug}.html", "text/html", key="exam_dl_html")
-d[3].download_button("With answers (HTML)", papers.paper_html(paper, True), f"{slug}-answers.html", "text/html",
+d[2].download_button("Paper (HTML)", printing.paper_html(paper, False), f"{slug}.html", "text/html", key="exam_dl_html")
+d[3].download_button("With answers (HTML)", printing.paper_html(paper, True), f"{slug}-answers.html", "text/html",
                      key="exam_dl_html_keys")
 st.caption("Open the HTML in a browser to print it; the maths is typeset there.")
 
