@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from core.blueprints.library import Library
+from core.items.banks import import_shipped_banks
 from core.store import Store
 from core.store import repo
 
@@ -26,21 +27,6 @@ class Workbench:
             "library_errors": len(lib.report.errors()),
             "items": repo.count_items(self.store),
         }
-
-
-BANKS_DIR = Path(__file__).resolve().parents[1] / "data" / "banks"
-
-
-def import_shipped_banks(store: Store, folder: Path = BANKS_DIR) -> dict[str, int]:
-    """Import the sample banks once: only into a database that holds no bank questions yet."""
-    from core.items.banks import import_bank
-    if repo.bank_count(store):
-        return {}
-    imported = {}
-    for path in sorted(folder.glob("*")):
-        if path.suffix.lower() in (".json", ".csv"):
-            imported[path.name] = len(import_bank(store, path).questions)
-    return imported
 
 
 def open_workbench(db_path: Union[str, Path, None] = None, blueprints: Union[str, Path, None] = None,
