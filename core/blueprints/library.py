@@ -29,6 +29,14 @@ SURVEY_FOLDER = "surveys"
 FEW_VARIANTS = 10
 
 
+# Course levels in teaching order (SQA); a level not listed sorts after these, by name.
+LEVEL_ORDER = ("Nat 3", "Nat 4", "Nat 5", "Higher", "Advanced Higher")
+
+
+def _level_key(level: str) -> int:
+    return LEVEL_ORDER.index(level) if level in LEVEL_ORDER else len(LEVEL_ORDER)
+
+
 def default_blueprints_dir() -> Path:
     return Path(os.environ.get("WORKBENCH_BLUEPRINTS", PROJECT_ROOT / "blueprints"))
 
@@ -229,6 +237,13 @@ class Library:
             close = difflib.get_close_matches(skill_id, list(self.generators), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else "; `python -m core list` shows the skills"
             raise LibraryError(f"no skill blueprint '{skill_id}' in the library{hint}") from None
+
+    def courses(self) -> list[dict]:
+        """Every course with a spec (subject, level, title, spec_id), by subject, then level from Nat 3 up."""
+        rows = [{"subject": lb.model.subject, "level": lb.model.level,
+                 "title": lb.model.title or f"{lb.model.subject} {lb.model.level}", "spec_id": lb.id}
+                for lb in self.specs.values()]
+        return sorted(rows, key=lambda c: (c["subject"], _level_key(c["level"]), c["level"]))
 
     def spec(self, subject: str, level: str) -> CourseSpec:
         for loaded in self.specs.values():

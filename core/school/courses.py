@@ -8,18 +8,9 @@ from core.blueprints.library import Library
 from core.school.sittings import ADAPTIVE
 from core.store import Store, school
 
-LEVEL_ORDER = ["Nat 3", "Nat 4", "Nat 5", "Higher", "Advanced Higher"]
-
-
-def _level_key(level: str) -> tuple[int, str]:
-    return (LEVEL_ORDER.index(level) if level in LEVEL_ORDER else len(LEVEL_ORDER), level)
-
-
 def courses(library: Library) -> list[dict]:
     """Every course with a spec: subject, level and title, by subject then level."""
-    out = [{"subject": s.model.subject, "level": s.model.level, "title": s.model.title}
-           for s in library.specs.values()]
-    return sorted(out, key=lambda c: (c["subject"], _level_key(c["level"])))
+    return library.courses()
 
 
 def subjects(library: Library) -> list[str]:

@@ -13,10 +13,8 @@ PlanEntry = tuple[str, str, int]
 
 
 def courses(library: Library) -> list[dict]:
-    """The courses with a spec: subject, level, title."""
-    rows = [{"subject": lb.model.subject, "level": lb.model.level, "title": lb.model.title or f"{lb.model.subject} {lb.model.level}",
-             "spec_id": lb.id} for lb in library.specs.values()]
-    return sorted(rows, key=lambda r: (r["subject"], r["title"]))
+    """The courses with a spec: subject, level, title, spec_id."""
+    return library.courses()
 
 
 def outcomes(library: Library, subject: str, level: str) -> list[dict]:
