@@ -4,7 +4,6 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
 
 from core.blueprints.library import Library, check_skill
 from core.blueprints.loader import BlueprintError, parse_text

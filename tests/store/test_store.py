@@ -1,8 +1,6 @@
 """The DuckDB store on real files: migrations, concurrency, crashes, snapshots."""
 from __future__ import annotations
 
-import json
-import os
 import signal
 import subprocess
 import sys

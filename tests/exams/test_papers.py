@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from core.exams import papers
+from core.exams import papers, printing
 from core.blueprints.library import Library
 from core.flows.registry import make_runner
 from core.items.sources import QuestionSource
@@ -84,8 +84,8 @@ def test_evaluation_paper_follows_the_blueprint_and_the_flow(lib, store):
 
 def test_markdown_without_keys_has_no_answers_with_keys_has_them(lib, store):
     paper = papers.build_paper(QuestionSource(lib, store), "Mathematics", "Nat 5", 8)
-    plain = papers.paper_markdown(paper, with_keys=False)
-    keyed = papers.paper_markdown(paper, with_keys=True)
+    plain = printing.paper_markdown(paper, with_keys=False)
+    keyed = printing.paper_markdown(paper, with_keys=True)
     assert plain.startswith(f"# {paper['title']}") and "## Instructions" in plain
     for section in paper["sections"]:
         assert f"## {section['section']}" in plain
@@ -104,8 +104,8 @@ def test_markdown_without_keys_has_no_answers_with_keys_has_them(lib, store):
 
 def test_html_has_mathjax_and_keys_only_when_asked(lib):
     paper = papers.build_evaluation_paper(lib, "MATH-FUNDAMENTALS-L1", 4)
-    plain = papers.paper_html(paper, with_keys=False)
-    keyed = papers.paper_html(paper, with_keys=True)
+    plain = printing.paper_html(paper, with_keys=False)
+    keyed = printing.paper_html(paper, with_keys=True)
     assert plain.startswith("<!DOCTYPE html>") and "MathJax" in plain and "tex-chtml" in plain
     assert "Answers and explanations" not in plain and "Answers and explanations" in keyed
     for q in all_questions(paper):
