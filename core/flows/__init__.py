@@ -1,1 +1,5 @@
-"""Session flows: state machines whose every event is stored before the flow moves on."""
+"""Session flows: state machines whose every event is stored before the flow moves on, so a reload,
+a second tab or a restart resumes exactly. The runner and flow base (base, registry), rapid-fire and
+adaptive practice (practice), lessons (lesson), mock exams (exam), evaluations from assessment
+blueprints (evaluation), exit-ticket surveys (survey), choosing the next question (fetch) and the
+remediation after a wrong answer (remediation)."""

@@ -1,0 +1,50 @@
+"""Command line: `workbench --help` (or `python -m core --help`).
+
+Every command prints JSON on stdout with --json, exits 0 on success, and on
+bad input exits non-zero with one line on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional
+
+from core.cli import analytics, database, library, llm, marking, sessions
+from core.cli.common import EXIT_INVALID, EXIT_USAGE, CommandError
+
+__all__ = ["EXIT_INVALID", "EXIT_USAGE", "CommandError", "build_parser", "main"]
+
+# In the order `--help` lists them.
+GROUPS = [library, marking, sessions, llm, analytics, database]
+
+
+def _prog() -> str:
+    return "python -m core" if Path(sys.argv[0]).name == "__main__.py" else "workbench"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=_prog(), description="Teacher workbench command line.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for group in GROUPS:
+        group.add_parsers(sub)
+    return parser
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    from core.store import StoreError
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return args.func(args)
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.code
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
