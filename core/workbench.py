@@ -36,12 +36,16 @@ def open_workbench(db_path: Union[str, Path, None] = None, blueprints: Union[str
     Blueprint versions are kept by content hash, so opening again stores only
     what changed on disk since the last run.
     """
-    # Compile-only: starting the app stays quick; levels are exercised by `python -m core validate`
-    # and by the Blueprints page, and a level that fails at generation says so when used.
-    library = Library.load(blueprints, exercise=False)
+    # The file first: a database held by another program is reported before the library's load is spent.
     store = Store(db_path)
-    valid = [lb for lb in library.all_loaded()]
-    new = repo.sync_blueprints(store, valid)
+    # Compile-only: starting the app stays quick; levels are exercised by `workbench validate`
+    # and by the Blueprints page, and a level that fails at generation says so when used.
+    try:
+        library = Library.load(blueprints, exercise=False)
+    except BaseException:
+        store.close()
+        raise
+    new = repo.sync_blueprints(store, library.all_loaded())
     import_shipped_banks(store)
     if snapshot_interval_s:
         store.start_periodic_snapshots(snapshot_interval_s)

@@ -1,6 +1,8 @@
-"""Small reusable pieces for the pages; each renders with show()."""
+"""What every page shares: the process's workbench, session runner and LLM client (cached once per
+process and closed when the server stops), sign-in checks, and small renderers (a question's text, an item card)."""
 from __future__ import annotations
 
+import atexit
 import os
 import re
 from typing import Any, Optional
@@ -12,7 +14,7 @@ from core.school.auth import teacher_passcode
 from core.flows.base import Runner
 from core.flows.registry import make_runner
 from core.llm import LLMClient, LLMSettings, LLMStatus, llm_status, settings_fingerprint
-from core.store import DatabaseBusy, StoreError
+from core.store import DatabaseBusy, Store, StoreError
 from core.workbench import Workbench, open_workbench
 
 
@@ -20,7 +22,15 @@ from core.workbench import Workbench, open_workbench
 def _open(db_path: str | None) -> Workbench:
     # Snapshots for notebooks every five minutes; WORKBENCH_SNAPSHOT_INTERVAL=0 turns them off.
     interval = float(os.environ.get("WORKBENCH_SNAPSHOT_INTERVAL", "300"))
-    return open_workbench(db_path, snapshot_interval_s=interval or None)
+    wb = open_workbench(db_path, snapshot_interval_s=interval or None)
+    atexit.register(_close_at_exit, wb.store)
+    return wb
+
+
+def _close_at_exit(store: Store) -> None:
+    """When the server stops: drop the cached runner and clients (they hold cursors), then close the file."""
+    st.cache_resource.clear()
+    store.close()
 
 
 @st.cache_resource

@@ -9,6 +9,7 @@ open while it runs (``open_for_analysis``).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import os
@@ -16,7 +17,7 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Optional, TypeVar, Union
+from typing import Callable, Iterator, Optional, TypeVar, Union
 
 import duckdb
 
@@ -56,11 +57,35 @@ def _process_name(pid: int) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _age(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} seconds"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} minutes"
+    if seconds < 36 * 3600:
+        return f"{seconds / 3600:.1f} hours"
+    return f"{seconds / 86400:.1f} days"
+
+
 def busy_message(path: Union[str, Path], error: Exception) -> str:
+    """One line: who holds the file, the newest snapshot to read instead, and how to get a fresher one."""
     match = _LOCK_PID.search(str(error))
-    who = f"process {match.group(1)} ({_process_name(int(match.group(1)))})" if match else "another process"
-    return (f"database {path} is open in {who}; stop that process or pass --db with another file "
-            f"(to read while it runs, use core.store.open_for_analysis(), which opens the newest snapshot)")
+    who = f"process {match.group(1)} ({_process_name(int(match.group(1)))})" if match else "another program"
+    snap = newest_snapshot(path)
+    try:
+        age = max(0.0, time.time() - snap.stat().st_mtime) if snap is not None else None
+    except OSError:  # removed by the holder's cleanup since the listing
+        age = None
+    if snap is None or age is None:
+        latest = "no snapshot of it has been published yet"
+        fresh = "publishes one"
+    else:
+        latest = f"its newest snapshot is {snap}, taken {_age(age)} ago (core.store.open_for_analysis() reads it)"
+        fresh = "refreshes it"
+    # DuckDB refuses a second process even read-only, hence the pointer to the snapshot.
+    return (f"database {path} is open in {who}, and DuckDB lets only one program open it; {latest}; "
+            f"the running app {fresh} every five minutes after changes, or stop it and run "
+            f"`workbench snapshot --db {path}` for a fresh one, or pass --db with another file")
 
 
 def _is_lock_error(exc: Exception) -> bool:
@@ -78,7 +103,7 @@ def connect(path: Union[str, Path], read_only: bool = False) -> duckdb.DuckDBPyC
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     elif not path.exists():
-        raise StoreError(f"database {path} does not exist; create it with `python -m core init --db {path}`")
+        raise StoreError(f"database {path} does not exist; create it with `workbench init --db {path}`")
     try:
         return duckdb.connect(str(path), read_only=read_only)
     except duckdb.IOException as exc:
@@ -87,6 +112,11 @@ def connect(path: Union[str, Path], read_only: bool = False) -> duckdb.DuckDBPyC
         raise StoreError(f"cannot open database {path}: {exc}") from None
     except duckdb.Error as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from None
+
+
+@dataclasses.dataclass
+class _Transaction:
+    failed: bool = False
 
 
 class Store:
@@ -110,8 +140,7 @@ class Store:
         """This thread's cursor (DuckDB connections must not be shared by threads)."""
         cur = getattr(self._local, "cursor", None)
         if cur is None:
-            with self._lock:
-                cur = self._conn.cursor()
+            cur = self._new_cursor()
             self._local.cursor = cur
         return cur
 
@@ -126,6 +155,13 @@ class Store:
         """Run ``fn(cursor)`` in a transaction, retrying on write conflicts."""
         if self.read_only:
             raise StoreError(f"database {self.path} was opened read-only; writes are not possible")
+        outer = getattr(self._local, "transaction", None)
+        if outer is not None:
+            try:
+                return fn(self.cursor())
+            except BaseException:
+                outer.failed = True  # part of fn may have been applied and cannot be undone alone
+                raise
         cur = self.cursor()
         delay = 0.002
         for attempt in range(retries + 1):
@@ -153,6 +189,40 @@ class Store:
                 raise
         raise StoreError("write kept conflicting with other writers")  # pragma: no cover - loop always returns or raises
 
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Every ``write`` this thread makes inside the block joins one transaction: all kept, or none.
+
+        For bulk work such as building the demo class: one commit instead of one
+        per write, and nothing of it is seen by other threads, or left in the
+        file after a crash, until the block ends. A write failing inside the
+        block fails the whole block (DuckDB cannot undo part of a transaction,
+        nor retry a conflict from inside one). Nested blocks join the outer one.
+        """
+        if self.read_only:
+            raise StoreError(f"database {self.path} was opened read-only; writes are not possible")
+        if getattr(self._local, "transaction", None) is not None:
+            yield
+            return
+        cur = self.cursor()
+        cur.execute("BEGIN TRANSACTION")
+        state = _Transaction()
+        self._local.transaction = state
+        try:
+            yield
+            if state.failed:
+                raise StoreError("a write inside the transaction failed, so none of it was kept")
+            cur.execute("COMMIT")
+        except BaseException:
+            try:
+                cur.execute("ROLLBACK")
+            except duckdb.Error:
+                pass  # the failed transaction is already closed
+            raise
+        finally:
+            self._local.transaction = None
+        self._writes += 1
+
     @property
     def writes(self) -> int:
         return self._writes
@@ -170,8 +240,7 @@ class Store:
         tmp = folder / f".{target.name}.tmp"
         if tmp.exists():
             tmp.unlink()
-        with self._lock:
-            cur = self._conn.cursor()
+        cur = self._new_cursor()
         try:
             dbname = cur.execute("SELECT current_database()").fetchall()[0][0]
             cur.execute(f"ATTACH '{_sql_text(tmp)}' AS snapshot_target")
@@ -211,11 +280,27 @@ class Store:
         self._snapshot_thread.start()
 
     def close(self) -> None:
+        """Stop the snapshot thread and close the connection, letting go of it and every thread's cursor.
+
+        Dropping the references matters at exit: DuckDB objects still alive when
+        the interpreter shuts down are reported as leaks, one line each.
+        """
         self._stop.set()
-        try:
-            self._conn.close()
-        except duckdb.Error:
-            pass  # already closed
+        if self._snapshot_thread is not None and self._snapshot_thread is not threading.current_thread():
+            self._snapshot_thread.join(timeout=5)
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except duckdb.Error:
+                pass  # already closed
+        self._local = threading.local()
+
+    def _new_cursor(self) -> duckdb.DuckDBPyConnection:
+        with self._lock:
+            if self._conn is None:
+                raise StoreError(f"database {self.path} is closed; open it again")
+            return self._conn.cursor()
 
 
 def _sql_text(path: Path) -> str:
@@ -261,9 +346,9 @@ def open_for_analysis(path: Union[str, Path, None] = None) -> AnalysisHandle:
     path = Path(path) if path is not None else default_db_path()
     try:
         return AnalysisHandle(connect(path, read_only=True), "live", path, 0.0)
-    except DatabaseBusy as busy:
+    except DatabaseBusy:
         snap = newest_snapshot(path)
         if snap is None:
-            raise DatabaseBusy(f"{busy}; no snapshot has been published yet: publish one from the running app") from None
+            raise  # the busy message already says that no snapshot exists and how to get one
         age = max(0.0, time.time() - snap.stat().st_mtime)
         return AnalysisHandle(connect(snap, read_only=True), "snapshot", snap, age)

@@ -189,3 +189,15 @@ def set_mastery(cur: duckdb.DuckDBPyConnection, student: str, skill: str, score:
     cur.execute("INSERT INTO mastery (student, skill, score, updated_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (student, skill) DO UPDATE SET score = excluded.score, updated_at = excluded.updated_at",
                 [student, skill, score, _now()])
+
+
+def class_activity(store: Store, code: str) -> dict:
+    """A class's roster size, its students' sessions by kind, and when their first and last activity was."""
+    cur = store.cursor()
+    students = cur.execute("SELECT count(*) FROM roster WHERE class_code = ?", [code]).fetchall()[0][0]
+    joined = "FROM sessions s JOIN roster r ON r.student = s.student WHERE r.class_code = ?"
+    kinds = cur.execute(f"SELECT s.kind, count(*) {joined} GROUP BY s.kind ORDER BY s.kind", [code]).fetchall()
+    first, last = cur.execute(
+        f"SELECT min(s.created_at), max(coalesce(s.completed_at, s.updated_at)) {joined}", [code]).fetchall()[0]
+    return {"students": int(students), "sessions": {kind: int(n) for kind, n in kinds},
+            "first_activity": first, "last_activity": last}

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.__main__ import main
+from core.cli import main
 from core.analytics import reports
 from core.analytics.calibration import CalibrationError, calibrate, icc_frame, level_order
 from core.flows import practice

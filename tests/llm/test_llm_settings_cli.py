@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from core.__main__ import main
+from core.cli import main
 from core.llm import (OFF_MESSAGE, LLMClient, LLMConfigError, LLMSettings, clear_settings, llm_status,
                       save_settings, settings_fingerprint)
 from core.llm.pipeline import AGENTS, PipelineConfig, run_pipeline, store_accepted

@@ -189,7 +189,7 @@ def test_busy_database_fails_at_once_naming_the_holder(db_path):
         message = str(info.value)
         assert f"process {proc.pid}" in message and "python" in message
         assert "\n" not in message
-        with pytest.raises(DatabaseBusy, match="no snapshot has been published"):
+        with pytest.raises(DatabaseBusy, match="no snapshot of it has been published"):
             open_for_analysis(db_path)
         cli = subprocess.run([sys.executable, "-m", "core", "init", "--db", str(db_path)],
                              capture_output=True, text=True, cwd=ROOT)

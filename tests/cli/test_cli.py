@@ -1,4 +1,8 @@
-"""The command line, run as a user runs it: `python -m core ...` in a subprocess."""
+"""The command line, run as a user runs it: `python -m core ...` in a subprocess.
+
+tests/cli/conftest.py points $WORKBENCH_DB into each test's tmp_path, so a command
+run without --db never touches the project's own database.
+"""
 from __future__ import annotations
 
 import json
@@ -9,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["validate", "generate", "variants", "list", "init", "snapshot", "mark", "exam", "session", "simulate"]
+ROOT = Path(__file__).resolve().parents[2]
+COMMANDS = ["validate", "generate", "variants", "list", "init", "snapshot", "mark", "exam", "session", "simulate",
+            "llm-status", "pipeline", "llm-items", "calibrate", "demo"]
+# The commands whose --db defaults to $WORKBENCH_DB and creates the database on first use.
+DEFAULT_DB = ["init", "snapshot", "exam", "session", "simulate", "llm-status", "pipeline", "llm-items", "demo"]
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -30,6 +37,9 @@ def test_help_lists_every_command():
 def test_every_command_has_help(command):
     out = run(command, "--help")
     assert out.returncode == 0 and "--json" in out.stdout
+    if command in DEFAULT_DB:
+        text = " ".join(out.stdout.split())
+        assert "$WORKBENCH_DB" in text and "data/workbench.duckdb" in text and "first use" in text
 
 
 def test_validate_shipped_library_json():

@@ -1,0 +1,93 @@
+"""Database commands: init, snapshot, demo."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from core.cli.common import (EXIT_INVALID, CommandError, add_command, library, open_store, open_workbench,
+                             print_json)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from core.store import repo
+    from core.store.migrations import current_version
+    store = open_store(args.db)  # first, so a busy database fails at once
+    try:
+        lib = library(exercise=True)
+        if not lib.report.ok:
+            first = lib.report.errors()[0]
+            raise CommandError(f"the blueprint library has errors, first: {first}", EXIT_INVALID)
+        new = repo.sync_blueprints(store, lib.all_loaded())
+        from core.workbench import import_shipped_banks
+        banks = import_shipped_banks(store)
+        version = current_version(store.cursor())
+        counts = repo.count_blueprints(store)
+    finally:
+        store.close()
+    result = {"db": str(store.path), "schema_version": version, "new_blueprint_versions": new, "blueprints": counts,
+              "bank_questions_imported": banks}
+    if args.json:
+        print_json(result)
+    else:
+        print(f"{store.path}: schema v{version}, {new} new blueprint version(s); "
+              + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    return 0
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    store = open_workbench(args.db).store
+    try:
+        path = store.publish_snapshot()
+    finally:
+        store.close()
+    if args.json:
+        print_json({"snapshot": str(path)})
+    else:
+        print(f"published {path}")
+    return 0
+
+
+def _day(value) -> str | None:
+    return value.date().isoformat() if value is not None else None
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from core.demo.classroom import ensure_demo, reset_demo
+    from core.store import school, sessions
+    wb = open_workbench(args.db)
+    store = wb.store
+    try:
+        if not args.json and (args.reset or not school.list_classes(store)):
+            print("simulating the demo class's history (a few seconds)...", file=sys.stderr, flush=True)
+        if args.reset:
+            reset_demo(store, wb.library)
+            created = False
+        else:
+            created = ensure_demo(store, wb.library)
+        demo = [c for c in school.list_classes(store) if c.get("demo")]
+        if not demo:
+            raise CommandError(f"{store.path} already has classes and the demo is only added to a database "
+                               f"without any; pass --db with a new file for the demo")
+        cls = demo[0]
+        activity = sessions.class_activity(store, cls["code"])
+    finally:
+        store.close()
+    result = {"db": str(store.path), "class_code": cls["code"], "class_name": cls["name"], "created": created,
+              "reset": args.reset, "students": activity["students"], "sessions": activity["sessions"],
+              "first_activity": _day(activity["first_activity"]), "last_activity": _day(activity["last_activity"])}
+    if args.json:
+        print_json(result)
+    else:
+        how = "built" if created else ("reset" if args.reset else "already there (--reset simulates it afresh)")
+        kinds = ", ".join(f"{n} {kind}" for kind, n in activity["sessions"].items()) or "none"
+        print(f"demo class {cls['code']} in {store.path}: {how}; {activity['students']} students; "
+              f"sessions: {kinds}; activity from {result['first_activity']} to {result['last_activity']}")
+    return 0
+
+
+def add_parsers(sub) -> None:
+    add_command(sub, "init", "Create or upgrade the database and store the shipped blueprints.", cmd_init, db=True)
+    add_command(sub, "snapshot", "Publish a read-only snapshot of the database for analysis.", cmd_snapshot, db=True)
+    p = add_command(sub, "demo", "Build the demo class with simulated history, as the app does on first run, "
+                    "and summarise it.", cmd_demo, db=True)
+    p.add_argument("--reset", action="store_true", help="throw away the demo students' history and simulate it afresh")
