@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Optional
 
 from core.store import Store, repo
-from core.store import school
+from core.store import reviews
 
 
 class ReviewError(ValueError):
@@ -28,10 +28,10 @@ def _set(store: Store, item_ids: list[str], status: str, action: str, reviewer: 
     def run(cur) -> int:
         done = 0
         for item_id in item_ids:
-            if not school.item_exists(cur, item_id):
+            if not reviews.item_exists(cur, item_id):
                 raise ReviewError(f"Item {item_id} no longer exists; reload the queue.")
-            school.set_item_status(cur, item_id, status, reviewer, note)
-            school.record_item_action(cur, item_id, action, reviewer, note, None)
+            reviews.set_item_status(cur, item_id, status, reviewer, note)
+            reviews.record_item_action(cur, item_id, action, reviewer, note, None)
             done += 1
         return done
     done = store.write(run)
@@ -71,17 +71,17 @@ def edit_and_approve(store: Store, item_id: str, stem: str, answer_key: str, exp
         changes[name] = {"from": item[name], "to": new}
 
     def run(cur) -> None:
-        school.update_item_content(cur, item_id, fields)
-        school.set_item_status(cur, item_id, "approved", reviewer, None)
-        school.record_item_action(cur, item_id, "edited and approved", reviewer, None, changes or None)
+        reviews.update_item_content(cur, item_id, fields)
+        reviews.set_item_status(cur, item_id, "approved", reviewer, None)
+        reviews.record_item_action(cur, item_id, "edited and approved", reviewer, None, changes or None)
     store.write(run)
     repo.bank_changed()
 
 
 def history(store: Store, item_id: str) -> list[dict]:
-    return school.item_history(store, item_id)
+    return reviews.item_history(store, item_id)
 
 
 def queue(store: Store, status: Optional[str] = "draft", blueprint_id: Optional[str] = None,
           outcome_id: Optional[str] = None, source: Optional[str] = None, limit: int = 200) -> list[dict]:
-    return school.review_queue(store, status, blueprint_id, outcome_id, source, limit)
+    return reviews.review_queue(store, status, blueprint_id, outcome_id, source, limit)

@@ -17,7 +17,7 @@ import secrets as _secrets
 from typing import Any, Mapping, Optional
 
 from core.store import Store
-from core.store import school
+from core.store import school, sign_in
 
 DEMO_PASSCODE = "demo-teacher"
 ITERATIONS = 200_000
@@ -82,7 +82,7 @@ class SignIn:
 
 def locked_for(store: Store, who: str) -> int:
     """Seconds until ``who`` may try again (0 when not locked)."""
-    failures, last = school.recent_failures(store, who, LOCK_SECONDS)
+    failures, last = sign_in.recent_failures(store, who, LOCK_SECONDS)
     if failures < MAX_FAILURES or last is None:
         return 0
     import datetime as dt
@@ -97,7 +97,7 @@ def sign_in_teacher(store: Store, passcode: str, who: str = "teacher",
         return SignIn(False, message=f"Too many wrong passcodes. Try again in {wait // 60 + 1} minute(s).")
     configured = teacher_passcode(secrets)
     ok = bool(passcode) and verify_passcode(passcode, configured.hash)
-    school.record_attempt(store, f"teacher:{who}", ok)
+    sign_in.record_attempt(store, f"teacher:{who}", ok)
     if not ok:
         return SignIn(False, message="That passcode is not right. Check it with whoever set up the workbench.")
     return SignIn(True, "teacher", "teacher", "Teacher")
@@ -120,14 +120,14 @@ def sign_in_student(store: Store, class_code: str, name: str) -> SignIn:
         return SignIn(False, message=f"Too many attempts. Try again in {wait // 60 + 1} minute(s).")
     klass = school.get_class(store, code)
     if klass is None:
-        school.record_attempt(store, f"class:{code.upper()}:{name.lower()}", False)
+        sign_in.record_attempt(store, f"class:{code.upper()}:{name.lower()}", False)
         return SignIn(False, message=f"There is no class with the code '{code}'. Check the code with your teacher.")
     if len(name) > 60:
         return SignIn(False, message="That name is too long; use the name your teacher has on the class list.")
     found = school.find_student(store, klass["code"], name)
     if found is None:
         if not klass["allow_unknown_names"]:
-            school.record_attempt(store, f"class:{code.upper()}:{name.lower()}", False)
+            sign_in.record_attempt(store, f"class:{code.upper()}:{name.lower()}", False)
             return SignIn(False, message=f"'{name}' is not on the class list for {klass['code']}. "
                                          "Use your name as your teacher wrote it, or ask your teacher to add you.")
         sid = student_id(klass["code"], name)

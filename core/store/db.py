@@ -199,10 +199,8 @@ class Store:
         block fails the whole block (DuckDB cannot undo part of a transaction,
         nor retry a conflict from inside one). Nested blocks join the outer one.
         """
-        if self.read_only:
-            raise StoreError(f"database {self.path} was opened read-only; writes are not possible")
-        if getattr(self._local, "transaction", None) is not None:
-            yield
+        if self.read_only or getattr(self._local, "transaction", None) is not None:
+            yield  # read-only: a write inside says so itself; nested: part of the outer transaction
             return
         cur = self.cursor()
         cur.execute("BEGIN TRANSACTION")
@@ -301,6 +299,17 @@ class Store:
             if self._conn is None:
                 raise StoreError(f"database {self.path} is closed; open it again")
             return self._conn.cursor()
+
+
+def utc_now() -> dt.datetime:
+    """Now in UTC, naive, as the tables store times."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+def dict_rows(cur: duckdb.DuckDBPyConnection) -> list[dict]:
+    """The rows of the cursor's last query as dicts by column name."""
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
 def _sql_text(path: Path) -> str:

@@ -48,7 +48,8 @@ def save_blueprint(store: Store, loaded: LoadedBlueprint, author: Optional[str] 
 
 def sync_blueprints(store: Store, loaded: Iterable[LoadedBlueprint], author: Optional[str] = "library") -> int:
     """Store every blueprint whose content is new; return how many were new."""
-    return sum(save_blueprint(store, lb, author) for lb in loaded)
+    with store.transaction():  # one commit, not one per blueprint: most of a first start's database time
+        return sum(save_blueprint(store, lb, author) for lb in loaded)
 
 
 def blueprint_versions(store: Store, blueprint_id: str) -> list[dict]:
