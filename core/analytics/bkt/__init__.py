@@ -32,7 +32,8 @@ Everything is importable from here.
 """
 from __future__ import annotations
 
-from core.analytics.bkt.answers import binary_correct, require_columns
+from core.analytics.bkt.answers import binary_correct
+from core.analytics.columns import require_columns
 from core.analytics.bkt.fitting import (DEFAULT_MAX_ITER as DEFAULT_MAX_ITER, DEFAULT_STARTS as DEFAULT_STARTS,
                                         DEFAULT_TOL as DEFAULT_TOL, FEW_ANSWERS as FEW_ANSWERS,
                                         SCREEN_ITER as SCREEN_ITER, fit_bkt)

@@ -1,4 +1,4 @@
-"""Answers in: the columns BKT needs, and right/wrong read strictly.
+"""Answers in: right/wrong read strictly (the column check is ``core.analytics.columns``).
 
 BKT sees only right or wrong, so part marks are refused rather than rounded
 (the caller decides, e.g. correct = score == max_score), and a missing value
@@ -7,19 +7,10 @@ is an error rather than a silent wrong answer. Shared with
 """
 from __future__ import annotations
 
-from typing import Any, Optional
-
 import numpy as np
 import pandas as pd
 
 
-def require_columns(df: Any, columns: dict[str, Optional[str]], what: str) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{what} needs a pandas DataFrame of answers, got {type(df).__name__}")
-    missing = [f"{role} column '{name}'" for role, name in columns.items() if name is not None and name not in df.columns]
-    if missing:
-        raise ValueError(f"{what}: the answers have no {', '.join(missing)}; columns are {list(df.columns)} "
-                         f"(pass the right names, e.g. skill=..., student=..., correct=..., order=...)")
 
 
 def binary_correct(values: pd.Series, column: str = "correct") -> np.ndarray:

@@ -15,7 +15,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.analytics.bkt.answers import binary_correct, require_columns
+from core.analytics.bkt.answers import binary_correct
+from core.analytics.columns import require_columns
 from core.analytics.bkt.forward_backward import _backward, _emissions, _forward
 from core.analytics.bkt.params import GUESS_SLIP_MAX, PARAMS, _bounded
 from core.analytics.bkt.sequences import Sequences, pack_sequences

@@ -13,7 +13,8 @@ from typing import Any, Mapping, Optional, Union
 import numpy as np
 import pandas as pd
 
-from core.analytics.bkt.answers import binary_correct, require_columns
+from core.analytics.bkt.answers import binary_correct
+from core.analytics.columns import require_columns
 from core.analytics.bkt.forward_backward import _emissions, _forward
 from core.analytics.bkt.params import EPS, _param_table
 from core.analytics.bkt.sequences import pack_sequences

@@ -14,16 +14,13 @@ from typing import Any, Mapping, Optional, Union
 import numpy as np
 import pandas as pd
 
+from core.analytics.columns import require_columns
+
 Ability = Union[pd.Series, pd.DataFrame, Mapping[str, float]]
 
 
 def _frame(df: Any, what: str, columns: Mapping[str, Optional[str]]) -> pd.DataFrame:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{what} needs a pandas DataFrame, got {type(df).__name__}")
-    missing = [f"{role} column '{name}'" for role, name in columns.items() if name is not None and name not in df.columns]
-    if missing:
-        raise ValueError(f"{what}: no {', '.join(missing)} among the columns {list(df.columns)}; "
-                         f"pass the right column names")
+    require_columns(df, columns, what)
     return df
 
 
