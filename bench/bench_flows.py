@@ -51,7 +51,8 @@ def main() -> None:
     args = parser.parse_args()
 
     library = Library.load(exercise=False)
-    folder = Path(tempfile.mkdtemp(prefix="bench-flows-"))
+    scratch = tempfile.TemporaryDirectory(prefix="bench-flows-")   # removed when the run ends
+    folder = Path(scratch.name)
     store = Store(folder / "bench.duckdb")
     runner = make_runner(store, library)
 

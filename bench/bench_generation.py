@@ -43,8 +43,8 @@ def main() -> None:
     print(header)
     print("-" * len(header))
 
-    tmp = tempfile.mkdtemp(prefix="bench-gen-")
-    store = Store(Path(tmp) / "bench.duckdb")
+    scratch = tempfile.TemporaryDirectory(prefix="bench-gen-")   # removed when the run ends
+    store = Store(Path(scratch.name) / "bench.duckdb")
     rates_unstored, rates_stored = [], []
     total_items = total_unstored_s = total_stored_s = 0.0
     for sid, level in pairs:
