@@ -212,11 +212,15 @@ def _pydantic_issues(exc: ValidationError, kind: str, file: str, index: NodeInde
     return issues
 
 
+# libyaml's loader reads the same safe subset with the same line marks, about five times faster.
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def parse_text(text: str, file: str = "<text>", expected_kind: Optional[str] = None) -> LoadedBlueprint:
     """Parse and validate one blueprint document; raise BlueprintError."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
         raise BlueprintError([Issue(file, None, "", f"file larger than {MAX_FILE_BYTES // 1000} KB; a blueprint should be far smaller")])
-    loader = yaml.SafeLoader(text)
+    loader = _SafeLoader(text)
     try:
         root = loader.get_single_node()
         issues: list[Issue] = []
