@@ -93,6 +93,13 @@ def _is_lock_error(exc: Exception) -> bool:
     return "Could not set lock" in text or "Conflicting lock" in text
 
 
+def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
+    try:
+        cur.execute("ROLLBACK")
+    except duckdb.Error:
+        pass  # the failed transaction is already closed
+
+
 def _is_conflict(exc: Exception) -> bool:
     return isinstance(exc, duckdb.TransactionException) or "Conflict on" in str(exc)
 
@@ -174,20 +181,14 @@ class Store:
                 self._writes += 1
                 return result
             except duckdb.Error as exc:
-                try:
-                    cur.execute("ROLLBACK")
-                except duckdb.Error:
-                    pass  # the failed transaction is already closed
+                _rollback(cur)
                 if _is_conflict(exc) and attempt < retries:
                     time.sleep(delay)
                     delay = min(delay * 2, 0.2)
                     continue
                 raise
             except BaseException:
-                try:
-                    cur.execute("ROLLBACK")
-                except duckdb.Error:
-                    pass  # the failed transaction is already closed
+                _rollback(cur)
                 raise
         raise StoreError("write kept conflicting with other writers")  # pragma: no cover - loop always returns or raises
 
@@ -214,10 +215,7 @@ class Store:
                 raise StoreError("a write inside the transaction failed, so none of it was kept")
             cur.execute("COMMIT")
         except BaseException:
-            try:
-                cur.execute("ROLLBACK")
-            except duckdb.Error:
-                pass  # the failed transaction is already closed
+            _rollback(cur)
             raise
         finally:
             self._local.transaction = None
