@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.school import courses, sittings
 from core.flows.base import FlowError
-from ui import shared
+from ui import flash, shared
 
 who = shared.require("student")
 wb = shared.workbench()
@@ -88,7 +88,7 @@ def save(sid: str, item_id: str, key: str) -> None:
     try:
         runner.command(sid, "save", item_id=item_id, answer="" if value is None else value)
     except FlowError as exc:
-        st.session_state[FLASH] = str(exc)
+        flash.later(FLASH, str(exc), "error")
 
 
 # ---------------------------------------------------------------------------
@@ -339,9 +339,7 @@ if SID not in st.session_state:
     if found:
         st.session_state[SID] = found["id"]
 
-flash = st.session_state.pop(FLASH, None)
-if flash:
-    st.error(flash)
+flash.show(FLASH)
 
 sid = st.session_state.get(SID)
 if not sid:

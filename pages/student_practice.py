@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.school import courses, progress, sittings
 from core.flows.base import FlowError
-from ui import shared, tutor
+from ui import flash, shared, tutor
 
 who = shared.require("student")
 wb = shared.workbench()
@@ -109,9 +109,9 @@ def finish_practice(view: dict) -> None:
         try:
             st.session_state[SURVEY] = runner.start("survey", student, sittings.exit_ticket_config(view))
         except FlowError as exc:
-            st.session_state[FLASH] = ("error", f"The exit ticket could not start: {exc}")
+            flash.later(FLASH, f"The exit ticket could not start: {exc}", "error")
     else:
-        st.session_state[FLASH] = ("info", "Practice finished before any answer, so there is nothing to record.")
+        flash.later(FLASH, "Practice finished before any answer, so there is nothing to record.", "info")
     st.rerun()
 
 
@@ -313,7 +313,7 @@ def show_survey(sid: str) -> None:
     if right.button("Not now"):
         if run(sid, "stop"):
             forget(SURVEY)
-            st.session_state[FLASH] = ("info", "Exit ticket skipped. Start another practice whenever you are ready.")
+            flash.later(FLASH, "Exit ticket skipped. Start another practice whenever you are ready.", "info")
             st.rerun()
 
 
@@ -326,9 +326,7 @@ if SID not in st.session_state and SURVEY not in st.session_state:
     if found:
         st.session_state[SURVEY if found["kind"] == "survey" else SID] = found["id"]
 
-flash = st.session_state.pop(FLASH, None)
-if flash:
-    (st.error if flash[0] == "error" else st.info)(flash[1])
+flash.show(FLASH)
 
 try:
     if st.session_state.get(SURVEY):

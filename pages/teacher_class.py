@@ -6,7 +6,7 @@ from core.school import classes
 from core.school.classes import ClassError
 from core.demo.classroom import DEMO_CODE, reset_demo
 from core.store import school
-from ui import shared
+from ui import flash, shared
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -14,13 +14,11 @@ wb = shared.workbench()
 store, library = wb.store, wb.library
 
 st.title("Class")
-flash = st.session_state.pop("class_flash", None)
-if flash:
-    st.success(flash)
+flash.show("class_flash")
 
 
 def done(message: str, code: str | None = None) -> None:
-    st.session_state["class_flash"] = message
+    flash.later("class_flash", message)
     if code:
         st.session_state["cls_code"] = code
     st.rerun()

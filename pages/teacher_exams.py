@@ -10,7 +10,7 @@ from core.school import classes
 from core.school.classes import ClassError
 from core.exams.papers import PaperError
 from core.store import school
-from ui import shared
+from ui import flash, shared
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -18,9 +18,7 @@ wb = shared.workbench()
 store, library = wb.store, wb.library
 
 st.title("Mock exams")
-flash = st.session_state.pop("exam_flash", None)
-if flash:
-    st.success(flash)
+flash.show("exam_flash")
 
 
 def to_utc(local: dt.datetime) -> dt.datetime:
@@ -142,7 +140,7 @@ if assign:
         try:
             aid = classes.assign_exam(store, code, title.strip(), dict(paper["config"]), to_utc(opens), to_utc(closes),
                                       limit)
-            st.session_state["exam_flash"] = f"Assigned '{title.strip() or 'Mock exam'}' to {code} ({aid})."
+            flash.later("exam_flash", f"Assigned '{title.strip() or 'Mock exam'}' to {code} ({aid}).")
             st.rerun()
         except ClassError as exc:
             shared.error(exc)

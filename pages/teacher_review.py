@@ -4,7 +4,7 @@ import streamlit as st
 
 from core.items import review
 from core.items.review import ReviewError
-from ui import shared
+from ui import flash, shared
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -19,13 +19,11 @@ PAGE_SIZE = 20
 
 st.title("Review")
 st.caption("Every generated item waits here as a draft until you approve it. Rejected items keep your reason.")
-flash = st.session_state.pop("review_flash", None)
-if flash:
-    st.success(flash)
+flash.show("review_flash")
 
 
 def done(message: str) -> None:
-    st.session_state["review_flash"] = message
+    flash.later("review_flash", message)
     st.rerun()
 
 
