@@ -42,12 +42,20 @@ def cmd_exam(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_args_kv(pairs: list[str]) -> dict:
+# What a student typed stays text: "42" is an answer to be read, not a number, and never an option's index.
+TEXT_ARGS = frozenset({"answer"})
+
+
+def _parse_args_kv(pairs: list[str], text: frozenset = frozenset()) -> dict:
+    """NAME=VALUE pairs; values are JSON when they parse as JSON (numbers, true, lists), else text, except ``text`` names."""
     out: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
             raise CommandError(f"expected NAME=VALUE, got '{pair}'")
         name, value = pair.split("=", 1)
+        if name in text:
+            out[name] = value
+            continue
         try:
             out[name] = json.loads(value)
         except json.JSONDecodeError:
@@ -71,7 +79,7 @@ def cmd_session(args: argparse.Namespace) -> int:
             elif args.action == "view":
                 view = runner.view(args.target)
             else:
-                view = runner.command(args.target, args.command_name, **_parse_args_kv(args.arg or []))
+                view = runner.command(args.target, args.command_name, **_parse_args_kv(args.arg or [], TEXT_ARGS))
         except FlowError as exc:
             raise CommandError(str(exc)) from None
         except TypeError as exc:

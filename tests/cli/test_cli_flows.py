@@ -96,3 +96,17 @@ def test_simulate_fills_a_database(tmp_path: Path):
     assert kinds["practice"] == 3 and kinds["exam"] == 3
     assert store.query("SELECT count(*) FROM responses")[0][0] >= data["responses"]
     store.close()
+
+
+def test_a_typed_answer_reaches_the_marker_as_text(tmp_path: Path):
+    """`--arg answer=1` is the text "1" (a student's number), not option index 1 nor the integer 1."""
+    from core.cli.sessions import TEXT_ARGS, _parse_args_kv
+    parsed = _parse_args_kv(["answer=1", "item_id=itm_1", "cards=5", "answer_note=[1]"], TEXT_ARGS)
+    assert parsed == {"answer": "1", "item_id": "itm_1", "cards": 5, "answer_note": [1]}
+    db = str(tmp_path / "t.duckdb")
+    start = json.loads(run("session", "start", "practice", "--db", db, "--arg", "subject=Mathematics",
+                           "--arg", "level=Nat 5", "--arg", "student=tia", "--json").stdout)
+    sid, q = start["session_id"], start["question"]
+    answered = json.loads(run("session", "do", sid, "answer", "--db", db, "--arg", f"item_id={q['id']}",
+                              "--arg", "answer=42", "--json").stdout)
+    assert answered["feedback"]["answer"] == "42"    # the text typed, not the integer 42
