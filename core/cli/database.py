@@ -9,6 +9,7 @@ from core.cli.common import (EXIT_INVALID, CommandError, add_command, library, o
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    from core.items.banks import import_shipped_banks
     from core.store import repo
     from core.store.migrations import current_version
     store = open_store(args.db)  # first, so a busy database fails at once
@@ -18,7 +19,6 @@ def cmd_init(args: argparse.Namespace) -> int:
             first = lib.report.errors()[0]
             raise CommandError(f"the blueprint library has errors, first: {first}", EXIT_INVALID)
         new = repo.sync_blueprints(store, lib.all_loaded())
-        from core.workbench import import_shipped_banks
         banks = import_shipped_banks(store)
         version = current_version(store.cursor())
         counts = repo.count_blueprints(store)

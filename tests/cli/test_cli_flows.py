@@ -64,13 +64,22 @@ def test_exam_for_an_unknown_course_is_one_line():
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "no course spec for Alchemy Nat 5" in out.stderr
 
 
+def start_practice(db: str, level: str, student: str) -> tuple[str, dict]:
+    """A practice session started through the command line: its id and first question."""
+    start = json.loads(run("session", "start", "practice", "--db", db, "--arg", "subject=Mathematics",
+                           "--arg", f"level={level}", "--arg", f"student={student}", "--json").stdout)
+    return start["session_id"], start["question"]
+
+
+def answer(db: str, sid: str, question: dict, text: str) -> dict:
+    return json.loads(run("session", "do", sid, "answer", "--db", db, "--arg", f"item_id={question['id']}",
+                          "--arg", f"answer={text}", "--json").stdout)
+
+
 def test_session_commands_drive_a_practice_session(tmp_path: Path):
     db = str(tmp_path / "s.duckdb")
-    start = json.loads(run("session", "start", "practice", "--db", db, "--arg", "subject=Mathematics",
-                           "--arg", "level=Nat 4", "--arg", "student=zoe", "--json").stdout)
-    sid, q = start["session_id"], start["question"]
-    answered = json.loads(run("session", "do", sid, "answer", "--db", db, "--arg", f"item_id={q['id']}",
-                              "--arg", "answer=no idea", "--json").stdout)
+    sid, q = start_practice(db, "Nat 4", "zoe")
+    answered = answer(db, sid, q, "no idea")
     assert answered["feedback"]["correct"] is False and answered["feedback"]["correct_answer"]
     following = json.loads(run("session", "do", sid, "next", "--db", db, "--json").stdout)
     assert following["question"]["id"] != q["id"]
@@ -104,9 +113,6 @@ def test_a_typed_answer_reaches_the_marker_as_text(tmp_path: Path):
     parsed = _parse_args_kv(["answer=1", "item_id=itm_1", "cards=5", "answer_note=[1]"], TEXT_ARGS)
     assert parsed == {"answer": "1", "item_id": "itm_1", "cards": 5, "answer_note": [1]}
     db = str(tmp_path / "t.duckdb")
-    start = json.loads(run("session", "start", "practice", "--db", db, "--arg", "subject=Mathematics",
-                           "--arg", "level=Nat 5", "--arg", "student=tia", "--json").stdout)
-    sid, q = start["session_id"], start["question"]
-    answered = json.loads(run("session", "do", sid, "answer", "--db", db, "--arg", f"item_id={q['id']}",
-                              "--arg", "answer=42", "--json").stdout)
+    sid, q = start_practice(db, "Nat 5", "tia")
+    answered = answer(db, sid, q, "42")
     assert answered["feedback"]["answer"] == "42"    # the text typed, not the integer 42
