@@ -71,7 +71,7 @@ def start_practice(db: str, level: str, student: str) -> tuple[str, dict]:
     return start["session_id"], start["question"]
 
 
-def answer(db: str, sid: str, question: dict, text: str) -> dict:
+def send_answer(db: str, sid: str, question: dict, text: str) -> dict:
     return json.loads(run("session", "do", sid, "answer", "--db", db, "--arg", f"item_id={question['id']}",
                           "--arg", f"answer={text}", "--json").stdout)
 
@@ -79,7 +79,7 @@ def answer(db: str, sid: str, question: dict, text: str) -> dict:
 def test_session_commands_drive_a_practice_session(tmp_path: Path):
     db = str(tmp_path / "s.duckdb")
     sid, q = start_practice(db, "Nat 4", "zoe")
-    answered = answer(db, sid, q, "no idea")
+    answered = send_answer(db, sid, q, "no idea")
     assert answered["feedback"]["correct"] is False and answered["feedback"]["correct_answer"]
     following = json.loads(run("session", "do", sid, "next", "--db", db, "--json").stdout)
     assert following["question"]["id"] != q["id"]
@@ -114,5 +114,5 @@ def test_a_typed_answer_reaches_the_marker_as_text(tmp_path: Path):
     assert parsed == {"answer": "1", "item_id": "itm_1", "cards": 5, "answer_note": [1]}
     db = str(tmp_path / "t.duckdb")
     sid, q = start_practice(db, "Nat 5", "tia")
-    answered = answer(db, sid, q, "42")
+    answered = send_answer(db, sid, q, "42")
     assert answered["feedback"]["answer"] == "42"    # the text typed, not the integer 42
