@@ -24,18 +24,23 @@ The modules, roughly in the order an answer meets them:
 - ``text``: key points in short written answers
 - ``methods``: one marking rule per evaluation method, and the dispatch by method
 - ``criteria``: marks and gap tags from the question's criteria
+- ``steps``: answers given step by step (one box per step), each step's mark, and follow-through
 - ``diagnosis``: what a gap tag or a misconception means, in words a student reads
 - ``limits``: every bound on the size of an answer and the work it may cause
 """
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+import re
+from typing import Any, Optional
 
 from core.marking.criteria import _finish
+from core.marking.keys import item_key_problem, key_as_typed, key_problem
 from core.marking.methods import _MARKERS
 from core.marking.reading import _answer_text
 from core.marking.spec import (METHODS, CriterionVerdict, MarkingSpec, MarkingSpecError, MarkResult, _Outcome,
                                gap_tags_from_blueprint)
+from core.marking.steps import StepVerdict, final_text, is_stepped, mark_steps, step_answers, step_boxes
 
 # Also importable from here, as they were when marking was one module.
 from core.marking.criteria import FINAL_MARK_TAGS  # noqa: F401
@@ -48,8 +53,9 @@ from core.marking.methods import DEFAULT_RELATIVE_TOLERANCE  # noqa: F401
 from core.marking.reading import NOT_TEXT, TOO_LONG  # noqa: F401
 from core.marking.spec import FORMS  # noqa: F401
 
-__all__ = ["METHODS", "MarkingSpec", "MarkingSpecError", "CriterionVerdict", "MarkResult", "mark_answer",
-           "gap_tags_from_blueprint"]
+__all__ = ["METHODS", "evaluate", "MarkingSpec", "MarkingSpecError", "CriterionVerdict", "MarkResult", "mark_answer",
+           "read_answer", "AnswerReading", "key_problem", "key_as_typed", "item_key_problem", "gap_tags_from_blueprint",
+           "mark_steps", "StepVerdict", "step_boxes", "step_answers", "final_text", "is_stepped"]
 
 NO_ANSWER = "No answer given."
 INTERNAL_ERROR = "The answer could not be marked; please tell your teacher."
@@ -62,7 +68,7 @@ def mark_answer(spec: MarkingSpec, answer: Any) -> MarkResult:
         if refusal is not None:
             out = _Outcome(False, refusal, refused=refusal)
         elif not text.strip():
-            out = _Outcome(False, NO_ANSWER)
+            out = _Outcome(False, NO_ANSWER, invalid=True)
         else:
             out = _MARKERS[spec.method](spec, text, answer)
         return _finish(spec, out)
@@ -72,3 +78,49 @@ def mark_answer(spec: MarkingSpec, answer: Any) -> MarkResult:
         except Exception:
             return MarkResult(False, 0.0, 0.0, str(getattr(spec, "method", "")), INTERNAL_ERROR, None, [], [],
                               None, INTERNAL_ERROR)
+
+
+@dataclasses.dataclass
+class AnswerReading:
+    """How an answer was read, for the preview a student sees before it counts.
+
+    It never says whether the answer is right. When ``valid`` is False,
+    ``problem`` says what could not be read and the answer costs nothing.
+    """
+
+    valid: bool
+    read_as: Optional[str]
+    latex: Optional[str]
+    problem: Optional[str]
+    notes: list[str]
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def read_answer(spec: MarkingSpec, answer: Any) -> AnswerReading:
+    """The answer as the marker reads it, without the verdict: the answer preview."""
+    result = mark_answer(spec, answer)
+    return AnswerReading(result.valid, result.read_as, result.read_as_latex,
+                         None if result.valid else result.feedback, list(result.notes))
+
+
+def evaluate(expression: str, values: Optional[dict[str, float]] = None) -> float:
+    """The value of an expression written as a student or key would write it, with named values
+    substituted (names are words: letters, digits and _). Raises MarkingSpecError when it cannot be
+    read or has no real value. Used to follow an error through: a later step's key recomputed from
+    a student's own earlier answer."""
+    from core.marking.evaluation import value as _value
+    from core.marking.expressions import _parse_expression, _Refused, _Unreadable
+    text = str(expression)
+    for name in sorted(values or {}, key=len, reverse=True):
+        text = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", f"({float(values[name])!r})", text)
+    try:
+        value = _value(_parse_expression(text))
+    except (_Refused, _Unreadable) as exc:
+        raise MarkingSpecError(f"'{expression}' cannot be read: {exc}") from None
+    except (ArithmeticError, ValueError, KeyError) as exc:
+        raise MarkingSpecError(f"'{expression}' has no value here: {exc}") from None
+    if abs(value.imag) > 1e-9 * max(1.0, abs(value.real)):
+        raise MarkingSpecError(f"'{expression}' is not a real number here")
+    return float(value.real)

@@ -32,7 +32,7 @@ def _finish(spec: MarkingSpec, out: _Outcome) -> MarkResult:
     if out.refused is not None:
         verdicts = [CriterionVerdict(c["step"], c["marks"], 0, False, c["gap_tag"]) for c in criteria]
         return MarkResult(False, 0.0, float(max_score), spec.method, out.feedback, None, verdicts, [],
-                          None, out.refused)
+                          None, out.refused, valid=False)
     if out.correct:
         verdicts = [CriterionVerdict(c["step"], c["marks"], c["marks"], True, c["gap_tag"]) for c in criteria]
         score = float(max_score)
@@ -67,4 +67,5 @@ def _finish(spec: MarkingSpec, out: _Outcome) -> MarkResult:
     if tag and tag not in gap_tags:
         gap_tags.append(tag)
     return MarkResult(out.correct, score, float(max_score), spec.method, out.feedback, out.normalised,
-                      verdicts, gap_tags, out.misconception, None)
+                      verdicts, gap_tags, out.misconception, None, read_as=out.normalised,
+                      read_as_latex=out.latex, notes=list(out.notes), valid=not out.invalid)

@@ -7,43 +7,67 @@ why not in one sentence, and which misconception explains a wrong answer.
 from __future__ import annotations
 
 import ipaddress
-import math
 import re
 from fractions import Fraction
 from typing import Any, Callable, Optional
 
-from core.marking.algebra import _answer_shape, _compare, _show_answer
-from core.marking.expressions import _parse_answer, _Refused, _Unreadable
+from core.marking.algebra import _answer_shape, _compare
+from core.marking.answers import _answer_notes, _answer_variables, _parse_answer
+from core.marking.expressions import _Refused, _Unreadable
+from core.marking.showing import latex_answer as _latex_answer, show_answer as _show_answer
 from core.marking.forms import _form_problem, _fraction_form_problem
 from core.marking.network import _read_cidr, _read_ipv4
-from core.marking.numeric import (_distance, _exact_number, _Number, _read_number, _show_number, _sig_figs_ok,
-                                  _spec_units, _tolerance_text, _unit_key, _within)
+from core.marking.numeric import (_exact_number, _Number, _show_number)
+from core.marking.quantities import DEFAULT_RELATIVE_TOLERANCE, mark_numeric  # noqa: F401
+from core.marking.precision import as_decimal, round_sig, written_sig_figs
 from core.marking.reading import _norm_text
-from core.marking.spec import MarkingSpec, MarkingSpecError, _Outcome
+from core.marking.spec import MarkingSpec, _Outcome
 from core.marking.text import _compact, _keyword_pattern
 
-DEFAULT_RELATIVE_TOLERANCE = 0.02   # the design's "numeric tolerance ±2%"
 
 
 def _same_exact(answer_norm: str, answer_num: Optional[_Number], other: str) -> bool:
-    if answer_norm == _norm_text(other):
+    if _same_text(answer_norm, other):
         return True
     other_num = _exact_number(other) if answer_num is not None else None
     return (other_num is not None and answer_num.percent == other_num.percent
             and answer_num.value == other_num.value)
 
 
+def _rounded_decimal_of(number: _Number, key: _Number) -> bool:
+    """A decimal written to at least 3 s.f. that is the key (a fraction such as -32/9) correctly rounded."""
+    if number.kind != "decimal" or key.kind not in ("fraction", "mixed") or number.mantissa is None:
+        return False
+    figures = written_sig_figs(number.mantissa)[1]
+    value, target = as_decimal(number.value), as_decimal(key.value)
+    return figures >= 3 and value is not None and target is not None and round_sig(target, figures) == value
+
+
+def _same_text(answer: str, key: str) -> bool:
+    """A one-word key is matched with its capitals (Na is not NA, kJ is not KJ); a key of several
+    words ignoring them ("carbon dioxide" for "Carbon dioxide")."""
+    if len(_norm_text(key).split()) > 1:
+        return _norm_text(answer) == _norm_text(key)
+    return _norm_text(answer, keep_case=True) == _norm_text(key, keep_case=True)
+
+
 def _mark_exact(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
-    answer = _norm_text(text)
+    answer = _norm_text(text, keep_case=True)
     number = _exact_number(text)
     shown = _show_number(number.value) if number is not None else answer
     keys = [k for k in [spec.key] + spec.accepted_answers if k.strip()]
-    if any(answer == _norm_text(k) for k in keys):
+    if any(_same_text(text, k) for k in keys):
         return _Outcome(True, "Correct.", shown)
     problem = None
     if number is not None:
         for k in keys:
             k_num = _exact_number(k)
+            if (k_num is not None and k_num.percent == number.percent and k_num.value != number.value
+                    and _rounded_decimal_of(number, k_num)):
+                if spec.required_form in ("fraction", "simplified"):
+                    problem = problem or "Your value is right, but give your answer as a fraction."
+                    continue
+                return _Outcome(True, "Correct.", shown)
             if k_num is None or k_num.percent != number.percent or k_num.value != number.value:
                 continue
             if spec.required_form != "simplified" or _fraction_form_problem(k_num, None) is not None:
@@ -57,106 +81,88 @@ def _mark_exact(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
     for stype, wrong in spec.misconceptions.items():
         if _same_exact(answer, number, wrong):
             return _Outcome(False, "Not the correct answer.", shown, misconception=stype)
+    if any(_norm_text(text) == _norm_text(k) for k in keys):
+        return _Outcome(False, "Check your capital letters: this answer must match exactly.", shown)
     return _Outcome(False, "Not the correct answer.", shown)
 
 
-def _tolerances(spec: MarkingSpec) -> tuple[Optional[Fraction], Optional[Fraction]]:
-    rel, ab = spec.tolerance_relative, spec.tolerance_absolute
-    if rel is None and ab is None:
-        rel = DEFAULT_RELATIVE_TOLERANCE
-    # str() first: Fraction(0.02) would be the binary float, a hair off 2/100.
-    return (Fraction(str(rel)) if rel is not None else None, Fraction(str(ab)) if ab is not None else None)
+def _declared(spec: MarkingSpec) -> frozenset[str]:
+    """The variables a question uses: those it declares, and those in its key and accepted answers."""
+    names = set(spec.variables)
+    for text in [spec.key] + spec.accepted_answers:
+        try:
+            names |= _answer_variables(_parse_answer(text, None, spec.decimal_comma))
+        except (_Refused, _Unreadable):
+            continue
+    return frozenset(names)
 
 
-def _mark_numeric(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
-    key = _read_number(spec.key, latex=True, roots=True)
-    if isinstance(key, str):
-        raise MarkingSpecError(f"the answer key '{spec.key}' is not a number")
-    scale, unit = _spec_units(spec.units)
-    percent_ok = key.percent or bool(unit and "%" in unit)
-    a = _read_number(text, latex=True, roots=True)
-    if isinstance(a, str):
-        return _Outcome(False, a)
-    if a.percent and not percent_ok:
-        return _Outcome(False, "Give the answer as a number, not a percentage.", _show_number(a.value))
-    rel, ab = _tolerances(spec)
-    value = a.value
-    ok = _within(value, key.value, rel, ab)
-    if not ok and scale is not None and a.exponent is not None:
-        # Asked for in units of 10^-19 J but written out in full as 2.45 × 10^-19 J.
-        scaled = value / Fraction(10) ** scale if isinstance(value, Fraction) else value / 10.0 ** scale
-        if _within(scaled, key.value, rel, ab):
-            ok, value = True, scaled
-    shown = _show_number(value)
-    wrong_unit = bool(unit and a.unit and _unit_key(a.unit) != _unit_key(unit))
-    if ok:
-        wanted = spec.significant_figures
-        # As with forms, a key that is not itself to that many s.f. does not hold students to it.
-        if wanted and _sig_figs_ok(key, wanted) and not _sig_figs_ok(a, wanted):
-            return _Outcome(False, f"Within tolerance, but not given to {wanted} significant figures.", shown,
-                            form_failure=True)
-        return _Outcome(True, f"Correct, but the unit should be {unit}." if wrong_unit else "Correct.", shown)
-    best, best_distance = None, math.inf
-    for stype, wrong in spec.misconceptions.items():
-        m = _read_number(wrong, latex=True, roots=True)
-        if isinstance(m, _Number) and _within(value, m.value, rel, ab):
-            d = _distance(value, m.value)
-            if d < best_distance:
-                best, best_distance = stype, d
-    feedback = f"Outside the allowed tolerance of {_tolerance_text(rel, ab, unit)}"
-    feedback += f", and the unit should be {unit}." if wrong_unit else "."
-    return _Outcome(False, feedback, shown, misconception=best)
+def _read_algebraic(spec: MarkingSpec, text: str) -> tuple[Optional[tuple], Optional[_Outcome], frozenset[str]]:
+    known = _declared(spec)
+    try:
+        student = _parse_answer(text, known, spec.decimal_comma)
+    except _Refused as exc:
+        return None, _Outcome(False, str(exc), refused=str(exc)), known
+    except _Unreadable as exc:
+        return None, _Outcome(False, str(exc), invalid=True), known
+    return student, None, known
 
 
 def _mark_algebraic(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
-    try:
-        student = _parse_answer(text)
-    except _Refused as exc:
-        return _Outcome(False, str(exc), refused=str(exc))
-    except _Unreadable as exc:
-        return _Outcome(False, str(exc))
+    student, failed, known = _read_algebraic(spec, text)
+    if failed is not None:
+        return failed
+    notes = list(_answer_notes(text, known, spec.decimal_comma))
     shown = _show_answer(student)
-    keys = [_parse_answer(spec.key)]
+    read = dict(latex=_latex_answer(student), notes=notes)
+    keys = [_parse_answer(spec.key, None, spec.decimal_comma)]
     for accepted in spec.accepted_answers:
         try:
-            keys.append(_parse_answer(accepted))
+            keys.append(_parse_answer(accepted, None, spec.decimal_comma))
         except (_Refused, _Unreadable):
             continue
+    names = set(known) | _answer_variables(student)
+    positive = spec.assume_positive
     problem = shape_message = None
     undecided = False
     for key in keys:
-        same = _compare(student, key)
+        same = _compare(student, key, names, positive)
         if isinstance(same, str):
             shape_message = shape_message or same
         elif same is None:
             undecided = True
         elif same:
             found = None
-            if student[0] != "eq" and key[0] != "eq":
+            if student[0] in ("expr", "def") and key[0] in ("expr", "def"):
                 found = _form_problem(spec.required_form, student[-1], key[-1])
             if found is None:
-                return _Outcome(True, "Correct.", shown)
+                return _Outcome(True, "Correct.", shown, **read)
             problem = problem or found
     shape = _answer_shape(student)
     wrongs = []
     for stype, wrong in spec.misconceptions.items():
         try:
-            wrongs.append((stype, _parse_answer(wrong)))
+            wrongs.append((stype, _parse_answer(wrong, None, spec.decimal_comma)))
         except (_Refused, _Unreadable):
             continue
     if problem:
         # Right value, wrong form: only a misconception of the same written shape explains it.
         stype = next((t for t, m in wrongs if _answer_shape(m) == shape), None)
-        return _Outcome(False, problem, shown, form_failure=True, misconception=stype)
+        return _Outcome(False, problem, shown, form_failure=True, misconception=stype, **read)
     for stype, m in wrongs:
         # A misconception equivalent to the key is about form and is matched by shape only.
-        if _answer_shape(m) == shape or (_compare(m, keys[0]) is not True and _compare(student, m) is True):
-            return _Outcome(False, shape_message or "Not equivalent to the correct answer.", shown, misconception=stype)
+        if _answer_shape(m) == shape or (_compare(m, keys[0], names, positive) is not True
+                                         and _compare(student, m, names, positive) is True):
+            return _Outcome(False, shape_message or "Not equivalent to the correct answer.", shown,
+                            misconception=stype, **read)
+    case = next((n for n in notes if "capital and small letters differ" in n), None)
     if shape_message:
-        return _Outcome(False, shape_message, shown)
+        return _Outcome(False, shape_message, shown, **read)
+    if case:
+        return _Outcome(False, f"Not equivalent to the correct answer: {case}", shown, **read)
     if undecided:
-        return _Outcome(False, "This expression could not be checked against the answer.", shown)
-    return _Outcome(False, "Not equivalent to the correct answer.", shown)
+        return _Outcome(False, "This expression could not be checked against the answer.", shown, **read)
+    return _Outcome(False, "Not equivalent to the correct answer.", shown, **read)
 
 
 def _mark_short_text(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
@@ -180,7 +186,7 @@ def _mark_short_text(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
 def _mark_ip(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
     address = _read_ipv4(text)
     if address is None:
-        return _Outcome(False, "That is not a valid IPv4 address.")
+        return _Outcome(False, "That is not a valid IPv4 address.", invalid=True)
     if address == _read_ipv4(spec.key) or any(address == _read_ipv4(k) for k in spec.accepted_answers):
         return _Outcome(True, "Correct.", str(address))
     for stype, wrong in spec.misconceptions.items():
@@ -192,7 +198,7 @@ def _mark_ip(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
 def _mark_cidr(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
     network = _read_cidr(text)
     if isinstance(network, str):
-        return _Outcome(False, network)
+        return _Outcome(False, network, invalid=True)
     key = _read_cidr(spec.key)
     if network == key or any(network == _read_cidr(k) for k in spec.accepted_answers):
         return _Outcome(True, "Correct.", str(network))
@@ -231,7 +237,7 @@ def _mcq_choice(spec: MarkingSpec, text: str, raw: Any) -> Optional[int]:
 def _mark_mcq(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
     choice = _mcq_choice(spec, text, raw)
     if choice is None:
-        return _Outcome(False, "That is not one of the options.")
+        return _Outcome(False, "That is not one of the options.", invalid=True)
     picked = spec.options[choice]
     if choice == spec.correct_index:
         return _Outcome(True, "Correct.", picked)
@@ -241,7 +247,7 @@ def _mark_mcq(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
 
 
 _MARKERS: dict[str, Callable[[MarkingSpec, str, Any], _Outcome]] = {
-    "mcq": _mark_mcq, "exact_match": _mark_exact, "numeric_tolerance": _mark_numeric,
+    "mcq": _mark_mcq, "exact_match": _mark_exact, "numeric_tolerance": mark_numeric,
     "algebraic_equivalence": _mark_algebraic, "short_text": _mark_short_text,
     "ip_address": _mark_ip, "cidr": _mark_cidr,
 }

@@ -13,6 +13,7 @@ import re
 from fractions import Fraction
 from typing import Optional, Union
 
+from core.marking.precision import written_sig_figs
 from core.marking.limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_NUMBER_DIGITS
 from core.marking.reading import _clean, _delatex
 
@@ -45,6 +46,7 @@ class _Number:
     unit: Optional[str]
     percent: bool
     exponent: Optional[int]             # the power of ten written, if any
+    mantissa: Optional[str] = None      # the digits as written, for significant figures and decimal places
 
 
 def _digits(text: str) -> str:
@@ -57,14 +59,7 @@ def _decimal(text: str) -> Fraction:
 
 
 def _sig_figs(mantissa: str) -> tuple[int, int]:
-    digits = _digits(mantissa).replace(".", "")
-    stripped = digits.lstrip("0")
-    if not stripped:
-        return (1, 1)
-    if "." in mantissa:
-        return (len(stripped), len(stripped))
-    # "1200" may be 2, 3 or 4 significant figures.
-    return (len(stripped.rstrip("0")), len(stripped))
+    return written_sig_figs(mantissa)
 
 
 def _read_number(text: str, latex: bool = False, roots: bool = False, units: bool = True) -> Union[_Number, str]:
@@ -98,7 +93,7 @@ def _read_number(text: str, latex: bool = False, roots: bool = False, units: boo
     if digit_count > MAX_NUMBER_DIGITS:
         return "That number has too many digits to mark."
     negative = "-" in ((m["sign"] or "") + (m["sign2"] or ""))
-    sig_figs = fraction = exponent = None
+    sig_figs = fraction = exponent = mantissa = None
     if m["whole"] is not None:
         whole, num, den = int(m["whole"]), int(m["mn"]), int(m["md"])
         if den == 0:
@@ -125,6 +120,7 @@ def _read_number(text: str, latex: bool = False, roots: bool = False, units: boo
         value = _decimal(mant)
         exp_text = m["e1"] if m["e1"] is not None else m["e2"]
         sig_figs = _sig_figs(mant)
+        mantissa = mant
         if exp_text is not None:
             exponent = int(exp_text)
             if abs(exponent) > MAX_DECIMAL_EXPONENT:
@@ -136,7 +132,7 @@ def _read_number(text: str, latex: bool = False, roots: bool = False, units: boo
     if negative:
         value = -value
     unit = m["cur"] or (m["unit"].strip() if m["unit"] else None)
-    return _Number(value, kind, sig_figs, fraction, unit, bool(m["pct"]), exponent)
+    return _Number(value, kind, sig_figs, fraction, unit, bool(m["pct"]), exponent, mantissa)
 
 
 def _show_number(value: Union[Fraction, float]) -> str:

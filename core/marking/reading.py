@@ -70,9 +70,12 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
-def _norm_text(text: str) -> str:
-    """Text as compared for exact matches: NFKC, case-folded, single spaces, no trailing full stop."""
-    text = unicodedata.normalize("NFKC", text).translate(_DASHES).casefold()
+def _norm_text(text: str, keep_case: bool = False) -> str:
+    """Text as compared: NFKC, single spaces, no trailing full stop, and case-folded unless keep_case
+    (exact matches keep case: Na is not NA)."""
+    text = unicodedata.normalize("NFKC", text).translate(_DASHES)
+    if not keep_case:
+        text = text.casefold()
     text = " ".join(text.split())
     if text.endswith("."):
         text = text[:-1].rstrip()

@@ -13,12 +13,13 @@ import math
 from fractions import Fraction
 from typing import Any, Optional
 
-from core.marking.expressions import _parse_answer, _Refused, _Unreadable
+from core.marking.answers import _parse_answer
+from core.marking.expressions import _Refused, _Unreadable
 from core.marking.network import _read_cidr, _read_ipv4
-from core.marking.numeric import _read_number
+from core.marking.precision import sig_fig_rule
 
 METHODS = ("mcq", "exact_match", "numeric_tolerance", "algebraic_equivalence", "short_text", "ip_address", "cidr")
-FORMS = ("any", "simplified", "factorised", "expanded")
+FORMS = ("any", "simplified", "factorised", "expanded", "fraction", "decimal")
 
 
 class MarkingSpecError(ValueError):
@@ -47,6 +48,12 @@ class MarkingSpec:
     misconceptions: dict[str, str] = dataclasses.field(default_factory=dict)
     misconception_tags: dict[str, str] = dataclasses.field(default_factory=dict)
     units: Optional[str] = None
+    # Added for reading and precision; every one is optional and defaults to today's behaviour.
+    variables: list[str] = dataclasses.field(default_factory=list)    # names an answer may use
+    assume_positive: bool = False       # variables are positive (sqrt(x^2) = x); otherwise any real value
+    decimal_comma: bool = False         # the class writes 3,5 for three and a half
+    decimal_places: Optional[int] = None
+    units_exact: bool = False           # the answer must use exactly the key's units, no conversion
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -66,9 +73,15 @@ class MarkingSpec:
             value = getattr(self, name)
             if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise MarkingSpecError(f"{name} must be a positive number, got {value!r}")
-        if self.significant_figures is not None and not (isinstance(self.significant_figures, int)
-                                                          and 1 <= self.significant_figures <= 15):
-            raise MarkingSpecError(f"significant_figures must be a whole number from 1 to 15, got {self.significant_figures!r}")
+        try:
+            sig_fig_rule(self.significant_figures)
+        except ValueError as exc:
+            raise MarkingSpecError(str(exc)) from None
+        if self.decimal_places is not None and not (isinstance(self.decimal_places, int)
+                                                     and not isinstance(self.decimal_places, bool)
+                                                     and 0 <= self.decimal_places <= 15):
+            raise MarkingSpecError(f"decimal_places must be a whole number from 0 to 15, got {self.decimal_places!r}")
+        self.variables = [str(v) for v in self.variables or []]
         if self.min_keywords is not None and not (isinstance(self.min_keywords, int) and self.min_keywords >= 1):
             raise MarkingSpecError(f"min_keywords must be a whole number of at least 1, got {self.min_keywords!r}")
         if self.method == "mcq":
@@ -77,11 +90,13 @@ class MarkingSpec:
             if not isinstance(self.correct_index, int) or not 0 <= self.correct_index < len(self.options):
                 raise MarkingSpecError(f"correct_index {self.correct_index!r} does not name one of the {len(self.options)} options")
         elif self.method == "numeric_tolerance":
-            if isinstance(_read_number(self.key, latex=True, roots=True), str):
-                raise MarkingSpecError(f"the answer key '{self.key}' is not a number")
+            from core.marking.quantities import numeric_key_problem
+            problem = numeric_key_problem(self)
+            if problem:
+                raise MarkingSpecError(problem)
         elif self.method == "algebraic_equivalence":
             try:
-                _parse_answer(self.key)
+                _parse_answer(self.key, None, self.decimal_comma)
             except (_Refused, _Unreadable) as exc:
                 raise MarkingSpecError(f"the answer key '{self.key}' is not a readable expression: {exc}") from None
         elif self.method == "ip_address":
@@ -92,6 +107,9 @@ class MarkingSpec:
                 raise MarkingSpecError(f"the answer key '{self.key}' is not an IPv4 network such as 10.0.0.0/8")
         elif self.method in ("exact_match", "short_text") and not (self.key.strip() or self.accepted_answers or self.keywords):
             raise MarkingSpecError("the question has no answer key, accepted answers or keywords")
+        if any("answer_key" in c for c in self.criteria):
+            from core.marking.steps import check_steps   # steps build specs of their own: imported when needed
+            check_steps(self)
 
     @property
     def max_score(self) -> int:
@@ -138,7 +156,9 @@ class MarkingSpec:
                    marks=int(d.get("marks") or scheme.get("total_marks") or 1),
                    criteria=list(criteria), partial_credit=bool(ev.get("partial_credit")),
                    misconceptions=dict(d.get("misconceptions") or {}), misconception_tags=tags,
-                   units=d.get("units"))
+                   units=d.get("units"), decimal_places=ev.get("decimal_places"),
+                   variables=list(ev.get("variables") or []), assume_positive=bool(ev.get("assume_positive")),
+                   units_exact=bool(ev.get("units_exact")), decimal_comma=bool(ev.get("decimal_comma")))
 
 
 def gap_tags_from_blueprint(blueprint: Any) -> dict[str, str]:
@@ -160,8 +180,40 @@ def _criterion_dict(c: Any) -> dict:
     marks = c.get("marks", 1)
     if not isinstance(marks, int) or isinstance(marks, bool) or marks < 0:
         raise MarkingSpecError(f"criterion '{c.get('step')}' has marks {marks!r}; expected a whole number")
-    return {"step": str(c.get("step") or ""), "marks": marks, "gap_tag": c.get("gap_tag") or None,
-            "description": c.get("description")}
+    out = {"step": str(c.get("step") or ""), "marks": marks, "gap_tag": c.get("gap_tag") or None,
+           "description": c.get("description")}
+    if c.get("answer_key") is None:
+        return out
+    # A step with its own key (answered in its own box; see core.marking.steps).
+    step = out["step"] or "a step"
+    out["answer_key"] = str(c["answer_key"])
+    name = c.get("name")
+    if name is not None:
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+            raise MarkingSpecError(f"step '{step}' has the name {name!r}; a step's name is a plain identifier")
+        out["name"] = name
+    follow = c.get("follow_through")
+    if follow is not None:
+        if not isinstance(follow, str) or not follow.strip():
+            raise MarkingSpecError(f"step '{step}' has the follow-through {follow!r}; expected a formula as text")
+        out["follow_through"] = follow.strip()
+    method = c.get("method")
+    if method is not None:
+        if method not in ("numeric_tolerance", "exact_match", "algebraic_equivalence"):
+            raise MarkingSpecError(f"step '{step}' has the method {method!r}; a step is marked by "
+                                   f"numeric_tolerance, exact_match or algebraic_equivalence")
+        out["method"] = method
+    tol = c.get("tolerance")
+    if tol is not None:
+        if not isinstance(tol, dict) or not any(tol.get(k) is not None for k in ("relative", "absolute")):
+            raise MarkingSpecError(f"step '{step}' has the tolerance {tol!r}; expected relative and/or absolute")
+        for k in ("relative", "absolute"):
+            v = tol.get(k)
+            if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                      and math.isfinite(v) and v > 0):
+                raise MarkingSpecError(f"step '{step}' has the {k} tolerance {v!r}; expected a positive number")
+        out["tolerance"] = {k: tol.get(k) for k in ("relative", "absolute") if tol.get(k) is not None}
+    return out
 
 
 @dataclasses.dataclass
@@ -185,6 +237,14 @@ class MarkResult:
     gap_tags: list[str]
     misconception: Optional[str]
     refused: Optional[str] = None
+    # How the answer was read, shown back to the student before it counts ("your answer was read as ..."):
+    # plain text, the same as LaTeX where there is maths, and notes on readings a student should check
+    # ("xy was read as x times y"). valid is False when the answer could not be read at all (a syntax
+    # problem, nothing typed, or refused): such an answer costs no mark and no attempt.
+    read_as: Optional[str] = None
+    read_as_latex: Optional[str] = None
+    notes: list[str] = dataclasses.field(default_factory=list)
+    valid: bool = True
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -201,3 +261,6 @@ class _Outcome:
     misconception: Optional[str] = None
     refused: Optional[str] = None
     earned: Optional[Fraction] = None   # share of the marks earned (keyword partial credit)
+    invalid: bool = False               # the answer could not be read: it costs nothing
+    latex: Optional[str] = None         # the answer as read, as LaTeX
+    notes: list[str] = dataclasses.field(default_factory=list)

@@ -15,5 +15,8 @@ def _keyword_pattern(keyword: str) -> re.Pattern:
 
 
 def _compact(text: str) -> str:
-    """Spacing a student may vary without changing the answer ("x=2, y=-8" and "x = 2, y = -8")."""
-    return re.sub(r"\s+", "", text)
+    """Spacing a student may vary without changing the answer ("x=2, y=-8" and "x = 2, y = -8"):
+    spaces next to punctuation or symbols go; a space between two words or numbers stays ("hel lo"
+    is not "hello")."""
+    text = re.sub(r"\s*([^\w\s])\s*", r"\1", text)
+    return re.sub(r"\s+", " ", text).strip()

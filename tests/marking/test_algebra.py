@@ -10,7 +10,7 @@ from tests.marking.helpers import alg, ok
 
 
 @pytest.mark.parametrize("key, answer", [
-    ("2x+3", "3+2*x"), ("2x+3", "2*x + 3"), ("2x+3", "2X+3"), ("2x+3", "x+x+3"), ("2x+3", "(4x+6)/2"),
+    ("2x+3", "3+2*x"), ("2x+3", "2*x + 3"), ("2x+3", "x+x+3"), ("2x+3", "(4x+6)/2"),
     ("x^2", "x**2"), ("x^2", "x*x"), ("x^2", "x²"), ("3(x+1)", "3x+3"), ("(x+1)(x-2)", "x^2-x-2"),
     ("(x+1)(x-2)", "(x - 2)(x + 1)"), ("xy", "x y"), ("xy", "y*x"), ("2xy", "2 x y"),
     ("x - 3", "x − 3"), ("sqrt(x+1)", "√(x+1)"), ("sqrt(x)", r"\sqrt{x}"), ("sqrt(x)", "x^(1/2)"),
@@ -51,7 +51,7 @@ def test_equations_against_accepted_forms():
     ("(x+1", "A closing bracket ')' is missing."),
     ("x+1)", "There is a ')' without a matching '('."),
     ("2x+3.", None),                                   # a full stop ending the sentence
-    ("x2", "A number straight after a letter, bracket or number is ambiguous; use * or ^."),
+    ("x2", "'x2': did you mean x^2 or 2x?"),
     ("2 3", "A number straight after a letter, bracket or number is ambiguous; use * or ^."),
     ("2x + .", "A decimal point must be followed by digits."),
 ])
@@ -64,18 +64,12 @@ def test_malformed_expressions_are_wrong_with_a_reason(answer, feedback):
 
 
 @pytest.mark.parametrize("answer, reason", [
-    ("x; import os", "The character ';' is not allowed in an expression."),
-    ("x_1", "The character '_' is not allowed in an expression."),
-    ("x[0]", "The character '[' is not allowed in an expression."),
-    ("α + 1", "The character 'α' is not allowed in an expression."),
     ("x\x00", "The character U+0000 is not allowed in an expression."),
-    ("x" + "+x" * 100, "The expression is too long (over 200 characters)."),
+    ("x @ 2", "The character '@' is not allowed in an expression."),
+    ("x" + "+x" * 300, "The expression is too long (over 600 characters)."),
     ("(" * 21 + "x" + ")" * 21, "Brackets are nested more than 20 deep."),
-    ("(x+1)^21", "Powers larger than 20 are not allowed here."),
-    ("x^101", "Powers larger than 100 are not allowed here."),
-    ("x^2^3", "Powers of powers like 2^3^4 are not allowed; use brackets."),
-    ("2^(x^2)", "Powers inside powers are not allowed."),
-    ("((x^20)^20)^2", "The powers in the expression are too large."),
+    ("(x+1)^10001", "Powers larger than 10000 are not allowed here."),
+    ("1001!", "Factorials are marked up to 1000!."),
     ("-" * 100 + "x", "The expression is nested too deeply."),
 ])
 def test_refused_expressions_name_the_problem(answer, reason):

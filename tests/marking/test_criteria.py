@@ -77,4 +77,4 @@ def test_result_to_dict_is_json():
     assert json.loads(json.dumps(d)) == d
     assert d["criteria"][1] == {"step": "step 2", "marks": 1, "awarded": 0, "met": False, "gap_tag": "substitution"}
     assert set(d) == {"correct", "score", "max_score", "method", "feedback", "normalised_answer", "criteria",
-                      "gap_tags", "misconception", "refused"}
+                      "gap_tags", "misconception", "refused", "read_as", "read_as_latex", "notes", "valid"}

@@ -92,18 +92,24 @@ def test_thousands_separators_and_signs():
     ("12", "m s^-1", "12 m/s"), ("12", "m s^-1", "12m s^-1"), ("12", "m s^-1", "12 m s-1"),
     ("12", "m s^-1", "12 ms^-1"), ("12", "m s^-1", "12 m·s⁻¹"), ("4.5", "J", "4.5 J"), ("30", "°", "30°"),
     ("78.5", "cm²", "78.5 cm^2"), ("78.5", "cm²", "78.5 cm²"), ("78.5", "cm²", "78.5cm2"),
-    ("12", None, "12 m/s"), ("12", "m s^-1", "12"), ("12", "m s^-1", "v = 12 m/s"),
+    ("12", None, "12 m/s"), ("12", "m s^-1", "v = 12 m/s"),
 ])
 def test_units_are_ignored_when_they_match(key, units, answer):
     r = mark_answer(num(key, units=units), answer)
     assert r.correct and r.feedback == "Correct.", r
 
 
-def test_different_unit_is_marked_but_mentioned():
+def test_missing_units_cost_the_units_mark_and_say_so():
+    r = mark_answer(num("12", units="m s^-1"), "12")
+    assert not r.correct and r.valid and r.feedback == "Your number is right, but give the units (m/s)."
+
+
+def test_other_units_are_converted_and_a_wrong_conversion_is_named():
+    assert ok(num("12", units="m s^-1"), "43.2 km/h")
     r = mark_answer(num("12", units="m s^-1"), "12 km/h")
-    assert r.correct and r.feedback == "Correct, but the unit should be m s^-1."
+    assert not r.correct and r.feedback == "Your number would be right in m/s, but not in km/h: check the units."
     r = mark_answer(num("4.5", units="J"), "9 kJ")
-    assert not r.correct and r.feedback == "Outside the allowed tolerance of 2%, and the unit should be J."
+    assert not r.correct and r.feedback == "Outside the allowed tolerance of 2%."
 
 
 def test_answers_in_multiples_of_a_power_of_ten():
@@ -155,7 +161,7 @@ SF = dict(significant_figures=3)
 
 
 @pytest.mark.parametrize("key, answer, right", [
-    ("2.45", "2.45", True), ("2.45", "2.46", True), ("2.45", "2.450", False), ("2.45", "2.4", False),
+    ("2.45", "2.45", True), ("2.45", "2.46", False), ("2.45", "2.450", False), ("2.45", "2.4", False),
     ("0.0245", "0.0245", True), ("0.0245", "2.45 x 10^-2", True), ("0.0245", "0.02450", False),
     ("1230", "1230", True), ("1230", "1.23e3", True), ("1230", "1.230e3", False), ("1230", "1230.0", False),
     ("2.45", "49/20", False),     # a fraction is not given to any number of significant figures
@@ -167,6 +173,8 @@ def test_significant_figures(key, answer, right):
 def test_significant_figures_without_criteria_mark_wrong():
     r = mark_answer(num("2.45", significant_figures=3), "2.450")
     assert not r.correct and r.score == 0
+    assert r.feedback == "Your value is right, but give it to 3 significant figures."
+    r = mark_answer(num("2.45", significant_figures=3, tolerance_relative=0.02), "2.450")
     assert r.feedback == "Within tolerance, but not given to 3 significant figures."
 
 
@@ -183,9 +191,12 @@ def test_significant_figures_cost_only_the_final_mark():
     assert [c.met for c in r.criteria] == [True, False, True] and r.gap_tags == ["communication"]
 
 
-def test_key_not_to_the_required_figures_does_not_bind_students():
-    spec = num("5.4", significant_figures=3)
+def test_key_not_to_the_required_figures_does_not_bind_students_within_a_tolerance():
+    spec = num("5.4", significant_figures=3, tolerance_relative=0.02)
     assert ok(spec, "5.4") and ok(spec, "5.40")
+    # Without a tolerance the figures asked for are the rule: 5.4 is 2 s.f., 5.40 is 3.
+    spec = num("5.4", significant_figures=3)
+    assert ok(spec, "5.40") and not ok(spec, "5.4")
 
 
 def test_numeric_misconception_is_the_nearest_within_tolerance():

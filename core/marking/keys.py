@@ -1,0 +1,43 @@
+"""Whether a question's own answer key can be marked: the check every path into "approved" makes.
+
+A key the marker cannot read, or that does not mark itself right, would mark
+every student wrong; such an item must never reach a student.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+
+def key_as_typed(spec: Any) -> Any:
+    """The key as a student would type it: with the question's units when it has physical units
+    (the key 12 for a question in m/s is typed "12 m/s"); the option's index for multiple choice."""
+    if spec.method == "mcq":
+        return spec.correct_index
+    if spec.method == "numeric_tolerance" and spec.units:
+        from core.marking.numeric import _spec_units
+        from core.marking.units import physical
+        scale, _ = _spec_units(spec.units)
+        if scale is None and physical(spec.units) and not any(c.isalpha() for c in spec.key.replace("e", "")):
+            return f"{spec.key} {spec.units}"
+    return spec.key
+
+
+def key_problem(spec: Any) -> Optional[str]:
+    """None when the marker reads the key and marks it right, else one sentence saying what is wrong."""
+    from core.marking import mark_answer
+    answer: Any = key_as_typed(spec)
+    result = mark_answer(spec, answer)
+    if result.correct:
+        return None
+    reason = (result.refused or result.feedback or "").rstrip(".")
+    return f"the marker does not accept the answer key '{spec.key}' as right ({reason})"
+
+
+def item_key_problem(item: Any, blueprint: Any = None) -> Optional[str]:
+    """None when the item (an Item or its dict) has a key the marker reads and accepts, else why not."""
+    from core.marking.spec import MarkingSpec, MarkingSpecError
+    try:
+        spec = MarkingSpec.from_item(item, blueprint)
+    except MarkingSpecError as exc:
+        return str(exc)
+    return key_problem(spec)

@@ -1,0 +1,113 @@
+"""Significant figures, decimal places and units, by the rules stated in the README.
+
+Significant figures follow the rule mature systems document (STACK's NumSigFigs):
+trailing zeros of a whole number are ambiguous (1200 is 2, 3 or 4 s.f.), trailing
+zeros after a point count, only the mantissa counts in e-notation, and the value
+must be the key rounded to the figures asked for.
+"""
+from __future__ import annotations
+
+import pytest
+
+from core.marking import MarkingSpec, MarkingSpecError, mark_answer
+from tests.marking.helpers import num, ok
+
+
+@pytest.mark.parametrize("figures, answer, key, right", [
+    (3, "3.14", "3.14159", True), (3, "3.142", "3.14159", False), (3, "3.15", "3.14159", False),
+    (3, "1.50", "1.5", True), (3, "1.5", "1.5", False), (3, "1.500", "1.5", False),
+    (2, "1200", "1234", True), (3, "1230", "1234", True), (4, "1234", "1234", True), (2, "1.2e3", "1234", True),
+    (3, "0.00123", "0.0012345", True), (3, "1.23e-3", "0.0012345", True), (4, "1.235e-3", "0.0012345", True),
+    (2, "0.050", "0.0499", True), (1, "-100", "-149", True), (3, "-3.14", "3.14159", False),
+    (4, "3.142", "pi", True), (6, "1.73205", "sqrt(3)", True), (3, "pi", "pi", False),
+    ([4, 3], "3.143", "3.14159", True), ([4, 3], "3.150", "3.14159", False),
+    ([3, 0], "5.00", "1", True), ([3, -1], "8.2500", "8.25", True), ([3, -1], "8.2", "8.25", False),
+    ("2-4", "12.3", "12.34", True), ("2-4", "12.345", "12.345", False), ("at least 3", "2.4500", "2.45", True),
+])
+def test_significant_figures(figures, answer, key, right):
+    assert ok(num(key, significant_figures=figures), answer) is right, (figures, answer, key)
+
+
+def test_significant_figure_feedback_says_which_rule_was_missed():
+    r = mark_answer(num("2.45", significant_figures=3), "2.450")
+    assert r.feedback == "Your value is right, but give it to 3 significant figures."
+    r = mark_answer(num("2.45", significant_figures=[3, -1]), "2.5")
+    assert "at least 3 significant figures" in r.feedback
+    r = mark_answer(num("3.14159", significant_figures=3), "3.15")
+    assert r.feedback.startswith("Not quite")
+
+
+@pytest.mark.parametrize("places, answer, key, right", [
+    (2, "3.14", "3.14159", True), (2, "3.1", "3.14159", False), (2, "3.140", "3.14159", False),
+    (3, "4.000", "3.99999", True), (1, "-7.3", "-7.3", True), (4, "3.1416", "pi", True), (0, "12", "12.4", True),
+])
+def test_decimal_places(places, answer, key, right):
+    assert ok(num(key, decimal_places=places), answer) is right
+    if not right:
+        assert "decimal place" in mark_answer(num(key, decimal_places=places), answer).feedback or \
+            mark_answer(num(key, decimal_places=places), answer).feedback == "Not the correct answer."
+
+
+def test_precision_rules_are_checked_when_the_question_is_built():
+    for bad in (0, 16, [3, 5], "three", True):
+        with pytest.raises(MarkingSpecError):
+            num("1", significant_figures=bad)
+    with pytest.raises(MarkingSpecError):
+        num("1", decimal_places=-1)
+
+
+@pytest.mark.parametrize("key, units, answer", [
+    ("12", "m/s", "43.2 km/h"), ("1000", "m", "1 km"), ("0.4", "l", "400 ml"), ("0.4", "l", "400 cm^3"),
+    ("25", "g", "0.025 kg"), ("18", "kJ", "18000 J"), ("3", "kN/mm^2", "3000 N/mm^2"), ("12", "m s^-1", "12 ms^-1"),
+    ("12", "m s^-1", "12 m s-1"), ("9.81", "m/s^2", "9.81 m s^-2"), ("2", "h", "120 min"), ("5", "µF", "5 uF"),
+])
+def test_equivalent_units_are_converted(key, units, answer):
+    assert ok(num(key, units=units), answer), (key, units, answer)
+
+
+def test_units_feedback_separates_number_from_units():
+    spec = num("9.81", units="m/s^2")
+    r = mark_answer(spec, "9.81")
+    assert not r.correct and r.feedback == "Your number is right, but give the units (m/s^2)."
+    r = mark_answer(spec, "9.81 m/s")
+    assert not r.correct and "units are wrong" in r.feedback and "number is right" in r.feedback
+    r = mark_answer(spec, "8.1 m/s^2")
+    assert not r.correct and r.feedback.startswith("Outside the allowed tolerance")
+    r = mark_answer(num("12", units="km"), "12 KM")
+    assert not r.valid and r.feedback == "'KM' is not a unit; unit symbols are case sensitive: did you mean km or kM?"
+
+
+def test_exact_units_when_the_question_asks_for_them():
+    spec = num("0.4", units="l", units_exact=True)
+    assert ok(spec, "0.4 l")
+    r = mark_answer(spec, "400 ml")
+    assert not r.correct and r.feedback == "Equivalent, but give the answer in l."
+
+
+def test_units_in_the_key_and_pi_in_the_number():
+    assert ok(MarkingSpec("numeric_tolerance", "12.3*m/s"), "12.3 m/s")
+    assert not ok(MarkingSpec("numeric_tolerance", "12.3*m/s"), "12.3")
+    assert ok(MarkingSpec("numeric_tolerance", "(15/pi)*kN/mm^2", tolerance_relative=0.01), "15/pi kN/mm^2")
+    assert ok(num("4.77", units="kN/mm^2", tolerance_relative=0.01), "15/pi kN/mm^2")
+
+
+def test_money_percentages_and_degrees_need_no_unit():
+    assert ok(num("18247.60", units="£"), "18247.60") and ok(num("18247.60", units="£"), "£18247.60")
+    assert ok(num("12", units="%"), "12%")
+
+
+@pytest.mark.parametrize("method, key, answer, right", [
+    ("exact_match", "hello", "hello", True), ("exact_match", "hello", "Hello", False),
+    ("exact_match", "Na", "NA", False), ("exact_match", "Carbon dioxide", "carbon dioxide", True),
+    ("short_text", "Hello", "hello", True), ("short_text", "Hello", "hel lo", False),
+    ("short_text", "x = 2, y = -8", "x=2,y=-8", True),
+])
+def test_strings(method, key, answer, right):
+    assert ok(MarkingSpec(method, key), answer) is right
+
+
+def test_a_rounded_decimal_of_a_fraction_key_is_right_unless_a_fraction_is_asked_for():
+    assert ok(MarkingSpec("exact_match", "-32/9"), "-3.5556") and ok(MarkingSpec("exact_match", "-32/9"), "-3.56")
+    assert not ok(MarkingSpec("exact_match", "-32/9"), "-3.5")
+    r = mark_answer(MarkingSpec("exact_match", "-32/9", required_form="fraction"), "-3.5556")
+    assert not r.correct and r.feedback == "Your value is right, but give your answer as a fraction."
