@@ -7,8 +7,12 @@ from typing import Optional, Union
 
 from core.blueprints.library import Library
 from core.items.banks import import_shipped_banks
+from core.items.review import withdraw_unmarkable
 from core.store import Store
-from core.store import repo
+from core.store import data_checks, repo
+
+# Once per database: approved items whose key the marker cannot read or does not accept are withdrawn.
+UNMARKABLE_KEYS_CHECK = "withdraw approved items whose key cannot be marked"
 
 
 @dataclasses.dataclass
@@ -16,6 +20,7 @@ class Workbench:
     store: Store
     library: Library
     new_blueprint_versions: int
+    withdrawn_items: list[dict] = dataclasses.field(default_factory=list)   # [{id, reason}] withdrawn on this open
 
     def summary(self) -> dict:
         lib = self.library
@@ -46,7 +51,23 @@ def open_workbench(db_path: Union[str, Path, None] = None, blueprints: Union[str
         store.close()
         raise
     new = repo.sync_blueprints(store, library.all_loaded())
+    # Before the shipped banks: on a new database there is nothing approved yet, so the check costs nothing.
+    withdrawn = withdraw_unmarkable_once(store)
     import_shipped_banks(store)
     if snapshot_interval_s:
         store.start_periodic_snapshots(snapshot_interval_s)
-    return Workbench(store=store, library=library, new_blueprint_versions=new)
+    return Workbench(store=store, library=library, new_blueprint_versions=new, withdrawn_items=withdrawn)
+
+
+def withdraw_unmarkable_once(store: Store) -> list[dict]:
+    """Withdraw approved items whose key cannot be marked, the first time a database is opened for it.
+
+    Returns [{id, reason}] for what was withdrawn now; [] once the check has run.
+    Every path into "approved" checks keys from then on; a later sweep (say,
+    after the marker changes) is a check with another name.
+    """
+    if data_checks.check_done(store, UNMARKABLE_KEYS_CHECK):
+        return []
+    withdrawn = withdraw_unmarkable(store)
+    data_checks.record_check(store, UNMARKABLE_KEYS_CHECK, {"withdrawn": withdrawn})
+    return withdrawn

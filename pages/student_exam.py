@@ -7,6 +7,8 @@ import streamlit as st
 from core.school import courses, sittings
 from core.flows.base import FlowError
 from ui import flash, shared
+from ui.answer import SAVED_AS_TYPED, answer_box, answer_label, read_as_line, show_reading
+from ui import steps as stepped
 
 who = shared.require("student")
 wb = shared.workbench()
@@ -152,11 +154,15 @@ def show_choice() -> None:
 # Sitting a mock exam
 
 
-def answer_widget(sid: str, q: dict, saved: dict) -> None:
+def answer_widget(sid: str, q: dict, saved: dict, readings: dict) -> None:
     key = f"ex_{sid}_{q['id']}"
+    if stepped.has_steps(q):   # one box per step, the last the final answer; saved together
+        stepped.exam_boxes(sid, q, key, saved.get(q["id"]), FLASH)
+        show_reading(readings.get(q["id"]), SAVED_AS_TYPED, hint=False)
+        return
     if key not in st.session_state and q["id"] in saved:
         st.session_state[key] = saved[q["id"]]
-    label = f"Your answer to question {q['number']}" + (f" (in {q['units']})" if q.get("units") else "")
+    label = answer_label(f"Your answer to question {q['number']}", q)
     if q["options"]:
         if st.session_state.get(key) is not None and st.session_state[key] not in q["options"]:
             st.session_state.pop(key, None)   # a saved answer that is not an option (typed elsewhere): start blank
@@ -164,6 +170,7 @@ def answer_widget(sid: str, q: dict, saved: dict) -> None:
     else:
         st.text_input(label, key=key, on_change=save, args=(sid, q["id"], key),
                       placeholder="Type your answer; it is saved when you press Enter or click away")
+        show_reading(readings.get(q["id"]), SAVED_AS_TYPED, hint=False)
 
 
 def show_sitting(view: dict) -> None:
@@ -188,8 +195,8 @@ def show_sitting(view: dict) -> None:
             with st.container(border=True):
                 st.markdown(f"**Question {q['number']}** · {q['marks']} mark{'s' if q['marks'] != 1 else ''}")
                 shared.stem(q["stem"])
-                answer_widget(sid, q, saved)
-    answered = sum(1 for q in questions if str(saved.get(q["id"]) or "").strip())
+                answer_widget(sid, q, saved, view.get("readings") or {})
+    answered = sum(1 for q in questions if not stepped.is_blank(saved.get(q["id"])))
     st.divider()
     st.caption(f"{answered} of {len(questions)} questions answered. Your answers are saved as you go.")
     if not st.session_state.get(CONFIRM):
@@ -199,12 +206,17 @@ def show_sitting(view: dict) -> None:
         return
     st.warning(f"Hand in your exam now? You have answered {answered} of {len(questions)} questions, "
                f"and you cannot change your answers afterwards.")
+    unreadable = view.get("unreadable") or []
+    if unreadable:
+        st.warning(f"Could not be read: question{'s' if len(unreadable) > 1 else ''} " + ", ".join(str(n) for n in unreadable) + ". As they stand "
+                   "these answers will be marked wrong; choose Keep working to correct them first.")
     cols = st.columns(2)
     if cols[0].button("Yes, submit my exam", type="primary"):
         final = {}
         for q in questions:
-            value = st.session_state.get(f"ex_{sid}_{q['id']}")
-            if value is not None and (str(value) != "" or q["id"] in saved):
+            value = (stepped.current(q, f"ex_{sid}_{q['id']}") if stepped.has_steps(q)
+                     else st.session_state.get(f"ex_{sid}_{q['id']}"))
+            if value is not None and (not stepped.is_blank(value) or q["id"] in saved):
                 final[q["id"]] = value
         if run(sid, "submit", answers=final):
             st.session_state.pop(CONFIRM, None)
@@ -239,6 +251,11 @@ def show_results(view: dict) -> None:
             if q["number"] in by_number:
                 shared.stem(by_number[q["number"]]["stem"])
             st.markdown(f"**Your answer:** {plain(q['answer']) if str(q['answer'] or '').strip() else '(no answer)'}")
+            if q.get("unreadable"):
+                st.caption("This answer could not be read, so it was marked as it stands.")
+            else:
+                read_as_line({"valid": True, "read_as": q.get("read_as"), "latex": q.get("read_as_latex")})
+            stepped.show_steps(q.get("steps"))
             shared.stem(f"**Correct answer:** {q['correct_answer']}")
             if q.get("feedback"):
                 shared.stem(f"**Feedback:** {q['feedback']}")
@@ -305,14 +322,7 @@ def show_evaluation(view: dict) -> None:
         watch_clock(sid)
     st.caption(f"{q['section_title']} · question {q['number']} of {q['total']}")
     shared.stem(q["stem"])
-    with st.form(f"eval_{sid}_{q['index']}"):
-        key = f"ev_{sid}_{q['id']}"
-        if q["options"]:
-            index = q["options"].index(view["your_answer"]) if view.get("your_answer") in q["options"] else None
-            answer = st.radio("Your answer", q["options"], index=index, key=key)
-        else:
-            answer = st.text_input("Your answer", value=view.get("your_answer") or "", key=key)
-        go = st.form_submit_button("Save and continue", type="primary")
+    go, answer = answer_box(q, f"ev_{sid}_{q['id']}", "Save and continue", default=view.get("your_answer"))
     if go:
         if answer is None or not str(answer).strip():
             st.warning("Type an answer or choose an option first.")

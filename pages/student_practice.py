@@ -7,6 +7,8 @@ import streamlit as st
 from core.school import courses, progress, sittings
 from core.flows.base import FlowError
 from ui import flash, shared, tutor
+from ui.answer import read_as_line
+from ui.steps import answer_box, is_blank, show_steps
 
 who = shared.require("student")
 wb = shared.workbench()
@@ -89,18 +91,6 @@ def show_stats(stats: dict) -> None:
     cols[3].metric("Best streak", stats["best_streak"])
 
 
-def answer_form(form_key: str, widget_key: str, question: dict, button: str):
-    """The answer widget in a form (Enter submits a typed answer); returns (submitted, answer)."""
-    with st.form(form_key):
-        if question["options"]:
-            answer = st.radio("Your answer", question["options"], index=None, key=widget_key)
-        else:
-            label = "Your answer" + (f" (in {question['units']})" if question.get("units") else "")
-            answer = st.text_input(label, key=widget_key, placeholder="Type your answer and press Enter")
-        submitted = st.form_submit_button(button, type="primary")
-    return submitted, answer
-
-
 def finish_practice(view: dict) -> None:
     if not run(view["session_id"], "stop"):
         return
@@ -128,9 +118,9 @@ def show_practice(view: dict) -> None:
         if view.get("rationale"):
             with st.expander("Why this question?"):
                 st.caption(view["rationale"].get("reason", ""))
-        submitted, answer = answer_form(f"answer_{q['id']}", f"pa_{sid}_{q['id']}", q, "Check answer")
+        submitted, answer = answer_box(q, f"pa_{sid}_{q['id']}", "Check answer")
         if submitted:
-            if answer is None or not str(answer).strip():
+            if is_blank(answer):
                 st.warning("Type an answer or choose an option first.")
             elif run(sid, "answer", item_id=q["id"], answer=answer):
                 st.rerun()
@@ -151,6 +141,8 @@ def show_practice(view: dict) -> None:
         with st.container(border=True):
             shared.stem(fb["question"])
             st.markdown(f"**Your answer:** {plain(fb['answer'])}")
+            read_as_line(fb.get("reading"))
+            show_steps(fb.get("steps"))
             shared.stem(f"**Correct answer:** {fb['correct_answer']}")
             if fb.get("explanation"):
                 shared.stem(f"**Explanation:** {fb['explanation']}")
@@ -231,14 +223,15 @@ def show_lesson(view: dict) -> None:
         if stage in ("question", "retry"):
             if fb:
                 st.warning(f"Not quite. {fb.get('feedback') or ''}".strip())
+                read_as_line(fb.get("reading"))
+                show_steps(fb.get("steps"))
                 if fb.get("hint"):
                     st.info(f"**Hint:** {fb['hint']}")
             st.caption(f"Attempts left: {card['attempts_remaining']} of {card['max_attempts']}")
-            submitted, answer = answer_form(f"lesson_{sid}_{card['index']}_{card['attempts_used']}",
-                                            f"la_{sid}_{card['index']}_{card['attempts_used']}",
-                                            card["question"], "Check answer")
+            submitted, answer = answer_box(card["question"], f"la_{sid}_{card['index']}_{card['attempts_used']}",
+                                           "Check answer")
             if submitted:
-                if answer is None or not str(answer).strip():
+                if is_blank(answer):
                     st.warning("Type an answer or choose an option first.")
                 elif run(sid, "answer", answer=answer, card_index=card["index"]):
                     st.rerun()
@@ -255,6 +248,8 @@ def show_lesson(view: dict) -> None:
                     st.success(f"Right! {fb.get('feedback') or ''}".strip())
                 else:
                     st.warning(f"Not this time. {fb.get('feedback') or ''}".strip())
+                read_as_line(fb.get("reading"))
+                show_steps(fb.get("steps"))
             revealed = view.get("revealed")
             if revealed:
                 with st.container(border=True):

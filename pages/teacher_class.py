@@ -129,9 +129,12 @@ with st.form("cls_settings"):
     approved = st.checkbox("Students get approved items only", value=bool(klass["approved_items_only"]),
                            key=f"cls_approved_{code}",
                            help="Practice and exams use only questions you approved on the Review page.")
+    comma = st.checkbox("Decimals are written with a comma (3,5)", value=bool(klass.get("decimal_comma")),
+                        key=f"cls_comma_{code}",
+                        help="Answers such as 3,5 are read as three and a half; lists are then separated by ;.")
     save = st.form_submit_button("Save settings", key="cls_settings_go")
 if save:
-    school.update_class(store, code, allow_unknown_names=unknown, approved_items_only=approved)
+    school.update_class(store, code, allow_unknown_names=unknown, approved_items_only=approved, decimal_comma=comma)
     done("Settings saved.")
 
 # ---------------------------------------------------------------- results

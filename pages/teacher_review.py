@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from core.items import review
-from core.items.review import ReviewError
+from core.items.review import KeyDiffersError, ReviewError
 from ui import flash, shared
 
 shared.require("teacher")
@@ -12,7 +12,7 @@ wb = shared.workbench()
 store, library = wb.store, wb.library
 
 ANY = "(any)"
-STATUSES = {"Drafts": "draft", "Approved": "approved", "Rejected": "rejected", "All": None}
+STATUSES = {"Drafts": "draft", "Approved": "approved", "Rejected": "rejected", "Withdrawn": "withdrawn", "All": None}
 SOURCES = [ANY, "formula", "local", "past", "us", "variant", "llm", "pipeline"]
 VERDICTS = ["all", "has verification report", "none"]
 PAGE_SIZE = 20
@@ -20,6 +20,10 @@ PAGE_SIZE = 20
 st.title("Review")
 st.caption("Every generated item waits here as a draft until you approve it. Rejected items keep your reason.")
 flash.show("review_flash")
+withdrawn = review.count(store, "withdrawn")
+if withdrawn:
+    st.warning(f"{withdrawn} approved item(s) were withdrawn because the marker cannot use their answer key; "
+               f"students no longer get them. Choose Status: Withdrawn to correct their keys or reject them.")
 
 
 def done(message: str) -> None:
@@ -72,7 +76,7 @@ with st.form("rv_bulk"):
 if bulk_approve or bulk_reject:
     try:
         if bulk_approve:
-            n = review.approve(store, chosen)
+            n = review.approve(store, chosen, library=library)
             done(f"Approved {n} item(s).")
         else:
             n = review.reject(store, chosen, reason)
@@ -102,7 +106,7 @@ for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
         a, b, c = st.columns([1, 3, 1], vertical_alignment="bottom")
         if a.button("Approve", key=f"rv_approve_{iid}", type="primary", disabled=item["status"] == "approved"):
             try:
-                review.approve(store, [iid])
+                review.approve(store, [iid], library=library)
                 done(f"Approved {iid}.")
             except ReviewError as exc:
                 shared.error(exc)
@@ -114,7 +118,8 @@ for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
             except ReviewError as exc:
                 shared.error(exc)
 
-        with st.expander("Edit then approve"):
+        differs = st.session_state.get(f"rv_keydiff_{iid}")   # why the last save was refused, if the key differs
+        with st.expander("Edit then approve", expanded=bool(differs)):
             with st.form(f"rv_edit_{iid}"):
                 stem = st.text_area("Question", item["stem"], key=f"rv_stem_{iid}")
                 options = [st.text_input(f"Option {chr(65 + k)}", o, key=f"rv_opt_{iid}_{k}")
@@ -122,11 +127,21 @@ for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
                 key = st.text_input("Answer key" + (" (must be one of the options)" if options else ""),
                                     item["answer_key"], key=f"rv_key_{iid}")
                 explanation = st.text_area("Explanation", item.get("explanation") or "", key=f"rv_expl_{iid}")
+                keep, keep_reason = False, None
+                if differs:
+                    st.warning(differs)
+                    keep = st.checkbox("Keep my key", key=f"rv_keep_{iid}")
+                    keep_reason = st.text_input("Why this key (kept in the item's history)", key=f"rv_keep_why_{iid}")
                 save = st.form_submit_button("Save and approve", type="primary", key=f"rv_save_{iid}")
             if save:
                 try:
-                    review.edit_and_approve(store, iid, stem, key, explanation, options or None)
+                    review.edit_and_approve(store, iid, stem, key, explanation, options or None,
+                                            confirm_key_change=keep, reason=keep_reason, library=library)
+                    st.session_state.pop(f"rv_keydiff_{iid}", None)
                     done(f"Edited and approved {iid}.")
+                except KeyDiffersError as exc:
+                    st.session_state[f"rv_keydiff_{iid}"] = str(exc)
+                    st.rerun()
                 except ReviewError as exc:
                     shared.error(exc)
 

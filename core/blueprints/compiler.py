@@ -14,9 +14,10 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from core.blueprints import helpers
+from core.blueprints.follow_through import check_follow_through
 from core.blueprints.formula import CONSTANTS, FUNCTIONS, Formula, FormulaError, compile_formula
 from core.blueprints.loader import BlueprintError, Issue, LoadedBlueprint, path_text
-from core.blueprints.models import DistractorStrategy, SkillBlueprint
+from core.blueprints.models import DistractorStrategy, MarkingCriterion, SkillBlueprint
 
 RESERVED = {"answer", "distractor", "other_distractors"}
 _SPEC = re.compile(r"^[<>^=]?[+\- ]?#?0?\d{0,2}[,_]?(\.\d{1,2})?[bdeEfFgGnoxX%]?$")
@@ -90,6 +91,16 @@ class CompiledDistractor:
 
 
 @dataclasses.dataclass
+class CompiledStep:
+    """A marking criterion with its own answer: the formula for its key, and how it follows from earlier steps."""
+
+    index: int                          # position in evaluation.marking_criteria
+    criterion: MarkingCriterion
+    answer: Formula
+    follow_through: Optional[Formula]
+
+
+@dataclasses.dataclass
 class CompiledSkill:
     blueprint: SkillBlueprint
     hash: str
@@ -106,6 +117,8 @@ class CompiledSkill:
     stems: list[Template]
     explanation: Optional[Template]
     hints: list[Template]
+    steps: list[CompiledStep] = dataclasses.field(default_factory=list)
+    units: Optional[Template] = None        # units that depend on the item, such as "{unit}"
 
     @property
     def skill_id(self) -> str:
@@ -212,6 +225,47 @@ def compile_skill(bp: SkillBlueprint, loaded: Optional[LoadedBlueprint] = None, 
         if f is not None:
             accepted.append(f)
 
+    # Marking criteria with their own answers (the steps a student answers one box at a time).
+    steps: list[CompiledStep] = []
+    step_names: set[str] = set()     # the named steps before the one being compiled
+    all_step_names = {c.name for c in e.marking_criteria if c.name is not None and c.answer is not None}
+    for i, c in enumerate(e.marking_criteria):
+        parts = ["evaluation", "marking_criteria", i]
+        if c.name is not None:
+            if c.name in RESERVED or c.name in FUNCTIONS or c.name in CONSTANTS:
+                issue(parts + ["name"], f"'{c.name}' is a reserved or built-in name; choose another")
+            elif c.name in seen:
+                issue(parts + ["name"], f"'{c.name}' is already defined in {seen[c.name]}; a step needs its own name")
+        if c.answer is None:
+            if c.name is not None:
+                issue(parts + ["name"], "only a step with its own 'answer' can be named (later steps use its value)")
+            continue
+        f = formula(parts + ["answer"], c.answer, with_answer)
+        ft = None
+        if c.follow_through is not None:
+            ft = formula(parts + ["follow_through"], c.follow_through, value_scope | all_step_names)
+            if ft is not None:
+                later = {n for n in ft.names if n in all_step_names and n not in step_names}
+                uses = sorted(n for n in ft.names if n in step_names)
+                try:
+                    check_follow_through(ft, all_step_names)
+                except FormulaError as exc:
+                    issue(parts + ["follow_through"], exc.message)
+                    ft = None
+                else:
+                    if later:
+                        issue(parts + ["follow_through"], f"uses {', '.join(sorted(later))}, which is not an earlier step; "
+                                                          f"a step follows only from steps before it")
+                        ft = None
+                    elif not uses:
+                        issue(parts + ["follow_through"], "names no earlier step; it says how this step's value "
+                                                          "follows from the values of earlier named steps")
+                        ft = None
+        if f is not None:
+            steps.append(CompiledStep(i, c, f, ft))
+        if c.name is not None:
+            step_names.add(c.name)
+
     def template(parts: list, text: str, known: set[str], leaks_answer: bool) -> Optional[Template]:
         try:
             t = compile_template(text, known)
@@ -232,6 +286,10 @@ def compile_skill(bp: SkillBlueprint, loaded: Optional[LoadedBlueprint] = None, 
         explanation = template(["presentation", "explanation_template"], p.explanation_template,
                                (with_answer - set(g.tables)), False)
 
+    units = None
+    if p.units and "{" in p.units:
+        units = template(["presentation", "units"], p.units, value_scope - set(g.tables), False)
+
     if issues:
         raise BlueprintError(issues)
     assert answer is not None
@@ -239,5 +297,5 @@ def compile_skill(bp: SkillBlueprint, loaded: Optional[LoadedBlueprint] = None, 
         blueprint=bp, hash=blueprint_hash or (loaded.hash if loaded else ""), domains=domains, decimals=decimals,
         tables=dict(g.tables), computed=computed, answer=answer, constraints=constraints, adjustments=adjustments,
         distractors=distractors, validation=validation, accepted=accepted, stems=stems, explanation=explanation,
-        hints=hints,
+        hints=hints, steps=steps, units=units,
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import re
 from pathlib import Path
 from typing import Iterable, Optional, Union
 
@@ -25,6 +26,7 @@ from core.items.sampler import GenerationError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FEASIBILITY_SEEDS = 8
+MARKING_CHECKS = 2      # items per level whose key is marked and units checked
 SURVEY_FOLDER = "surveys"
 FEW_VARIANTS = 10
 
@@ -61,11 +63,12 @@ def check_skill(loaded: LoadedBlueprint, exercise: bool = True) -> tuple[Optiona
     bp: SkillBlueprint = loaded.model
     for level, spec in bp.generation.difficulty_levels.items():
         try:
-            for i in range(FEASIBILITY_SEEDS):
-                gen.generate(level, f"validate/{i}")
+            items = [gen.generate(level, f"validate/{i}") for i in range(FEASIBILITY_SEEDS)]
         except GenerationError as exc:
             message = str(exc)
-            if "distractor" in message:
+            if "marking_criteria" in message:
+                where = ["evaluation", "marking_criteria"]
+            elif "distractor" in message:
                 where = ["presentation", "distractor_strategies"]
             elif "constraints" in message and spec.constraints:
                 where = ["generation", "difficulty_levels", level, "constraints"]
@@ -73,12 +76,39 @@ def check_skill(loaded: LoadedBlueprint, exercise: bool = True) -> tuple[Optiona
                 where = ["generation", "difficulty_levels", level]
             issues.append(loaded.issue(where, message))
             continue
+        issues.extend(_marking_issues(loaded, level, items))
         distinct = gen.sampler(level).known_count()
         if distinct is not None and distinct < FEW_VARIANTS:
             issues.append(loaded.issue(["generation", "difficulty_levels", level],
                                        f"this level can produce only {distinct} distinct item(s); "
                                        f"students will see repeats", "warning"))
     return gen, issues
+
+
+_UNITS_ASKED = re.compile(r"\b(?:state|give|include|with|write)\b[^.?!]{0,40}\bunits?\b", re.I)
+
+
+def _marking_issues(loaded: LoadedBlueprint, level: str, items: list) -> list[Issue]:
+    """What marking would get wrong about this level's items: a key the marker cannot read or does
+    not accept, and a stem that asks for units when the item has none (a bare number would get
+    full marks)."""
+    from core.marking import item_key_problem
+    from core.marking.units import physical
+    found: list[Issue] = []
+    for item in items[:MARKING_CHECKS]:
+        problem = item_key_problem(item, loaded.model)
+        if problem:
+            found.append(loaded.issue(["generation", "answer_formula"],
+                                      f"level {level}, parameters {item.generation_params}: {problem}"))
+            break
+        method = (item.evaluation or {}).get("method")
+        if method == "numeric_tolerance" and _UNITS_ASKED.search(item.stem or "") and not physical(item.units):
+            found.append(loaded.issue(["presentation"],
+                                      f"level {level}: the question asks for units (\"{_UNITS_ASKED.search(item.stem).group()}\") "
+                                      f"but the item has none, so a bare number would get full marks; "
+                                      f"add units (for example units: \"cm^2\")"))
+            break
+    return found
 
 
 @dataclasses.dataclass

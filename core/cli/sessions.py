@@ -68,6 +68,7 @@ def cmd_session(args: argparse.Namespace) -> int:
     if args.action == "start" and not args.target:
         raise CommandError("session start needs a KIND (practice, exam, ...)")
     wb = open_workbench(args.db)
+    kwargs: dict = {}
     try:
         runner = _runner(wb)
         try:
@@ -79,15 +80,37 @@ def cmd_session(args: argparse.Namespace) -> int:
             elif args.action == "view":
                 view = runner.view(args.target)
             else:
-                view = runner.command(args.target, args.command_name, **_parse_args_kv(args.arg or [], TEXT_ARGS))
+                kwargs = _parse_args_kv(args.arg or [], TEXT_ARGS)
+                view = runner.command(args.target, args.command_name, **kwargs)
         except FlowError as exc:
             raise CommandError(str(exc)) from None
         except TypeError as exc:
             raise CommandError(f"wrong arguments for this command: {exc}") from None
     finally:
         wb.store.close()
-    print_json(view) if args.json else print(json.dumps(view, indent=2, default=str, ensure_ascii=False))
+    if args.json:
+        print_json(view)
+    else:
+        print(json.dumps(view, indent=2, default=str, ensure_ascii=False))
+        line = _reading_line(view, kwargs.get("item_id")) if args.action == "do" else ""
+        if line:
+            print(line)
     return 0
+
+
+def _reading_line(view: dict, item_id: Any = None) -> str:
+    """How the answer just given was read ("read as: ..."), or why it could not be read, from a command's view."""
+    found = view.get("reading") or (view.get("feedback") or {}).get("reading")
+    exam = found is None and item_id is not None and "readings" in view
+    if exam:
+        found = view["readings"].get(item_id)
+    if not found or (exam and found.get("empty")):
+        return ""
+    if not found.get("valid"):
+        kept = "saved as typed; marked as it stands if handed in like this" if exam else "nothing was counted"
+        return f"could not be read: {found.get('problem')} ({kept})"
+    notes = "".join(f"\nnote: {n}" for n in found.get("notes") or [])
+    return f"read as: {found.get('read_as')}{notes}"
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:

@@ -25,12 +25,15 @@ from typing import Any, Callable, Optional
 from core.blueprints.library import Library
 from core.exams.papers import paper_key
 from core.flows.base import SESSION_ITEM_STATUS, Context, Flow, FlowError, Loaded, Runner, Step
+from core.flows.preview import preview
 from core.flows.practice import difficulty_logit
 from core.flows.registry import FLOWS
 from core.items.generator import Item
 from core.store import Store, repo
 
 DAY = 86400.0
+# What a simulated student types when they do not know, in the order tried (the first one the question can read).
+UNSURE = ("I am not sure", "I don't know", "0", "1", "0.0.0.0", "255.255.255.255", "0.0.0.0/0", "10.0.0.0/8")
 
 
 @dataclasses.dataclass
@@ -206,17 +209,26 @@ class Simulation:
         item = self.runner.item(item_id)
         right = self.rng.random() < self.p_correct(student.theta, item)
         if right:
-            answer = item.options[item.correct_index] if item.options else item.correct_answer
+            answer = item.typed_answer
         elif item.misconceptions and self.rng.random() < 0.7:
             answer = self.rng.choice(sorted(item.misconceptions.values()))
         elif item.options:
             answer = self.rng.choice([o for i, o in enumerate(item.options) if i != item.correct_index])
         else:
-            answer = "I am not sure"
+            answer = self.unsure(item)
         seconds = max(3.0, self.rng.lognormvariate(math.log(25 + 10 * item.marks), 0.5))
         self.clock.advance(seconds)
         self.responses += 1
         return answer, right
+
+    @staticmethod
+    def unsure(item, avoid: Optional[str] = None) -> str:
+        """A guess from a student who does not know: words where words can be read, else a number or an
+        address, so that it is marked (wrong) rather than refused as unreadable, which would cost nothing."""
+        for guess in UNSURE:
+            if guess != avoid and guess != item.correct_answer and preview(item, guess)["valid"]:
+                return guess
+        return UNSURE[0]
 
     # ------------------------------------------------------------------
     def practice(self, student: SimulatedStudent, questions: int, mode: str = "practice",
@@ -279,7 +291,7 @@ class Simulation:
                 answer, _ = self.respond(student, question["id"])
                 if stage == "retry" and answer == last:
                     # Told to try again, a student does not send the same answer (the flow would ignore it).
-                    answer = next(a for a in ("I am not sure", "I don't know") if a != last)
+                    answer = self.unsure(self.runner.item(question["id"]), avoid=last)
                 last = answer
                 view = self.runner.command(sid, "answer", item_id=question["id"], answer=answer)
             else:

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import html
-from typing import Any
+import re
+from typing import Any, Optional
 
 
 def _marks(n: Any) -> str:
@@ -36,6 +37,53 @@ def _answer(q: dict) -> str:
     return key
 
 
+def _plain_formula(text: str) -> str:
+    """A follow-through formula without the brackets round the whole of it."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(text):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and k < len(text) - 1:
+                return text
+        text = text[1:-1].strip()
+    return text
+
+
+def scheme_lines(q: dict) -> list[dict]:
+    """The question's marking scheme, criterion by criterion: what earns each mark, the step's own answer
+    (for a step the student answers in its own box, numbered as the student's boxes are) and, where a step
+    follows through, how it follows from the candidate's own earlier values."""
+    criteria = (q.get("marking_scheme") or {}).get("criteria") or []
+    boxes = [i for i, c in enumerate(criteria) if c.get("answer_key") is not None]
+    numbers = {i: n for n, i in enumerate(boxes, 1)}
+    named = {c["name"]: numbers[i] for i, c in enumerate(criteria) if i in numbers and c.get("name")}
+    lines = []
+    for i, c in enumerate(criteria):
+        follow: Optional[str] = None
+        if c.get("follow_through") and i in numbers:
+            used = [n for n in named if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])",
+                                                  c["follow_through"])]
+            formula = _plain_formula(c["follow_through"])
+            for name in sorted(used, key=len, reverse=True):
+                formula = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", f"[step {named[name]}]",
+                                 formula)
+            steps = " and ".join(f"step {named[n]}" for n in sorted(used, key=lambda n: named[n]))
+            follow = (f"follow-through: award the mark if it follows correctly from the candidate's own "
+                      f"{steps}, that is {formula}")
+        lines.append({"step": c.get("step") or "", "marks": c.get("marks", 0), "number": numbers.get(i),
+                      "answer": c.get("answer_key") if i in numbers else None, "follow_through": follow})
+    return lines
+
+
+def _scheme_text(line: dict) -> str:
+    text = line["step"]
+    if line["number"] is not None:
+        text = f"Step {line['number']}. {text}: {line['answer']}"
+    return text
+
+
 def paper_markdown(paper: dict, with_keys: bool) -> str:
     """A printable Markdown paper; answers and explanations (at the end) only ``with_keys``."""
     title = paper["title"] + (" (teacher copy with answers)" if with_keys else "")
@@ -55,6 +103,12 @@ def paper_markdown(paper: dict, with_keys: bool) -> str:
         for section in paper["sections"]:
             for q in section["questions"]:
                 out += [f"**{q['number']}.** {_answer(q)} *({_marks(q['marks'])})*", ""]
+                scheme = scheme_lines(q)
+                if scheme:
+                    for line in scheme:
+                        follow = f" — {line['follow_through']}" if line["follow_through"] else ""
+                        out.append(f"- {_scheme_text(line)} *({_marks(line['marks'])})*{follow}")
+                    out.append("")
                 if q.get("explanation"):
                     out += [q["explanation"], ""]
     return "\n".join(out).rstrip() + "\n"
@@ -94,6 +148,12 @@ def paper_html(paper: dict, with_keys: bool) -> str:
             for q in section["questions"]:
                 out.append(f"<div class=\"q\"><p><strong>{q['number']}.</strong> {e(_answer(q))} "
                            f"<span class=\"marks\">({e(_marks(q['marks']))})</span></p>")
+                scheme = scheme_lines(q)
+                if scheme:
+                    out.append("<ul class=\"scheme\">" + "".join(
+                        f"<li>{e(_scheme_text(line))} <span class=\"marks\">({e(_marks(line['marks']))})</span>"
+                        + (f"<br><em>{e(line['follow_through'])}</em>" if line["follow_through"] else "") + "</li>"
+                        for line in scheme) + "</ul>")
                 if q.get("explanation"):
                     out.append(f"<p>{_html_lines(q['explanation'])}</p>")
                 out.append("</div>")

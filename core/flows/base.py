@@ -50,6 +50,9 @@ class Step:
     seen: list[tuple[Item, Optional[str]]] = dataclasses.field(default_factory=list)
     mastery: dict[str, float] = dataclasses.field(default_factory=dict)
     status: Optional[str] = None
+    # What the command says back without storing anything, merged into the view it returns
+    # (an answer that could not be read: how it was read and why, at no cost to the student).
+    reply: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def add(self, type_: str, **payload: Any) -> "Step":
         self.events.append((type_, payload))
@@ -83,6 +86,12 @@ class Flow:
         if item is None:
             raise FlowError(f"question {item_id} is missing from the database; start a new session")
         return item
+
+    def decimal_comma(self, state: dict) -> bool:
+        """Whether the student's class writes decimals with a comma (3,5), so answers are read that way."""
+        from core.store import school
+        student = state.get("student")
+        return bool(student) and school.decimal_comma_for(self.ctx.store, student)
 
     @staticmethod
     def see(step: Step, item: Item, outcome_id: Optional[str]) -> None:
@@ -174,6 +183,7 @@ class Runner:
                     self._cache.pop(session_id, None)  # someone else moved on: rebuild and decide again
                     continue
                 view = flow.view(loaded.state)
+                view.update(step.reply)
                 view["session_id"] = session_id
                 return view
             raise FlowError("this session is being changed from somewhere else; reload the page")

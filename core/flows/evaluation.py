@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 from core.blueprints.library import LibraryError
 from core.blueprints.models import AssessmentBlueprint
+from core.flows import preview
 from core.flows.remediation import diagnose
 from core.flows.base import Flow, FlowError, Step
 from core.flows.exam import GRACE_SECONDS
@@ -256,9 +257,14 @@ class EvaluationFlow(Flow):
             raise FlowError("time_ms must be a number of milliseconds, 0 or more")
         else:
             time_ms = int(time_ms)
-        mark = diagnose(self.item(item_id), answer, None, similar=False).mark
+        mark = diagnose(self.item(item_id), answer, None, similar=False,
+                        decimal_comma=self.decimal_comma(state)).mark
+        reading = {**preview.from_mark(mark, answer), "item_id": item_id}
+        if not mark.valid:
+            # Not read, so not an answer: nothing is stored and the question stays for a corrected one.
+            return Step(reply={"reading": reading})
         attempt = prior["attempt"] + 1 if prior else 1
-        step = Step().add("answered", item_id=item_id, index=index, answer=answer, correct=mark.correct,
+        step = Step(reply={"reading": reading}).add("answered", item_id=item_id, index=index, answer=answer, correct=mark.correct,
                           score=mark.score, max_score=mark.max_score, feedback=mark.feedback, time_ms=time_ms,
                           attempt=attempt, t=now)
         step.responses.append({"item_id": item_id, "answer": _text(answer), "correct": mark.correct,

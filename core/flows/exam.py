@@ -17,15 +17,25 @@ import math
 import random
 from typing import Any, Optional
 
+from core.flows import preview
 from core.flows.remediation import diagnose
 from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import fetch_question
 from core.items.generator import Item
 from core.items.sources import NoQuestions, QuestionSource, stem_key
+from core.marking import INTERNAL_ERROR, MarkingSpecError, item_key_problem
 from core.store import school
 
 SQA_GRADES = [("A", 70.0), ("B", 60.0), ("C", 50.0), ("D", 40.0), ("No award", 0.0)]
 GRACE_SECONDS = 5.0   # answers in flight when the clock runs out still count
+UNMARKED = "This question could not be marked, so it does not count towards your total; your teacher can see why."
+
+
+def _answered(answer: Any) -> bool:
+    """Whether anything was written: in the answer, or in any step of an answer given step by step."""
+    if isinstance(answer, dict):
+        return any(v is not None and str(v).strip() for v in answer.values())
+    return answer is not None and bool(str(answer).strip())
 
 
 def grade_for(percent: float, bands=SQA_GRADES) -> str:
@@ -186,7 +196,7 @@ class ExamFlow(Flow):
                 # paper, not the student, so every student's assembly draws the same questions.
                 "paper_key": cfg.get("paper_key"), "assignment_id": cfg.get("assignment_id"),
                 "approved_only": bool(cfg.get("approved_only")),
-                "stage": "new", "package": None, "saved": {}, "marking": None, "deadline": None,
+                "stage": "new", "package": None, "saved": {}, "readings": {}, "marking": None, "deadline": None,
                 "remediation": None}
 
     def apply(self, state: dict, event: dict) -> None:
@@ -197,6 +207,7 @@ class ExamFlow(Flow):
             state["deadline"] = p["deadline"]
         elif t == "saved":
             state["saved"][p["item_id"]] = p["answer"]
+            state.setdefault("readings", {})[p["item_id"]] = p.get("reading")
         elif t == "marked":
             state["stage"] = "marked"
             state["marking"] = p
@@ -212,6 +223,7 @@ class ExamFlow(Flow):
             out["answers"] = dict(state["saved"])
             if state["stage"] == "sitting":
                 out["time_remaining_seconds"] = max(0, int(state["deadline"] - self.ctx.clock())) if state["deadline"] else None
+                out["readings"], out["unreadable"] = self._readings(state)
         if state["marking"]:
             out["results"] = state["marking"]
         if state["remediation"] is not None:
@@ -273,7 +285,7 @@ class ExamFlow(Flow):
             raise FlowError("that question is not part of this exam")
         if state["saved"].get(item_id) == answer:
             return Step()
-        return Step().add("saved", item_id=item_id, answer=answer)
+        return Step().add("saved", item_id=item_id, answer=answer, reading=self._read(state, item_id, answer))
 
     def cmd_submit(self, state: dict, answers: Optional[dict] = None) -> Step:
         if state["stage"] in ("marked", "reviewed"):
@@ -285,7 +297,7 @@ class ExamFlow(Flow):
             if item_id not in ids:
                 raise FlowError("an answer was given for a question that is not part of this exam")
             if state["saved"].get(item_id) != answer:
-                step.add("saved", item_id=item_id, answer=answer)
+                step.add("saved", item_id=item_id, answer=answer, reading=self._read(state, item_id, answer))
                 state["saved"][item_id] = answer
         marked = self._mark(state, expired=False)
         step.events += marked.events
@@ -295,6 +307,42 @@ class ExamFlow(Flow):
         return step
 
     # ------------------------------------------------------------------
+    def _questions(self, state: dict) -> dict[str, dict]:
+        return {q["id"]: q for s in state["package"]["sections"] for q in s["questions"]} if state["package"] else {}
+
+    def _read(self, state: dict, item_id: str, answer: Any) -> Optional[dict]:
+        """How a typed answer is read, kept with it when saved (a choice of option has nothing to read)."""
+        question = self._questions(state).get(item_id)
+        if question is None or question["options"]:
+            return None
+        try:
+            found = preview.preview(self.item(item_id), answer, self.decimal_comma(state))
+        except MarkingSpecError:
+            # The question's own key cannot be read: the answer is kept as typed, and marking leaves the question out.
+            found = preview.reading(answer, None if answer is None else str(answer), None, True, None)
+        found.pop("answer", None)   # the answer is in the event already
+        return found
+
+    def _readings(self, state: dict) -> tuple[dict[str, dict], list[int]]:
+        """Each saved typed answer's reading, and the numbers of the questions whose answers cannot be read.
+
+        An unreadable answer is kept as typed and, if it is handed in like that, marked as it stands;
+        the numbers let the page say so before hand-in.
+        """
+        questions = self._questions(state)
+        readings: dict[str, dict] = {}
+        for item_id, answer in state["saved"].items():
+            question = questions.get(item_id)
+            if question is None or question["options"]:
+                continue
+            found = state.get("readings", {}).get(item_id)
+            if found is None:   # saved before answers were read on saving
+                found = self._read(state, item_id, answer)
+            readings[item_id] = found
+        unreadable = sorted(questions[i]["number"] for i, r in readings.items()
+                            if r and not r["empty"] and not r["valid"])
+        return readings, unreadable
+
     def _question_ids(self, state: dict) -> set[str]:
         return {q["id"] for s in state["package"]["sections"] for q in s["questions"]} if state["package"] else set()
 
@@ -310,25 +358,50 @@ class ExamFlow(Flow):
         step = Step()
         per_question = {}
         gap_outcomes: list[str] = []
+        notes: list[str] = []   # for the teacher: questions that could not be marked
+        comma = self.decimal_comma(state)
         awarded = total = 0.0
         section_results = []
         for section in state["package"]["sections"]:
             s_awarded = s_total = 0.0
             for q in section["questions"]:
-                item = self.item(q["id"])
                 answer = state["saved"].get(q["id"], "")
-                diag = diagnose(item, answer, None, similar=False)
+                item, diag, problem = self._marked(q["id"], answer, comma)
+                if problem is not None:
+                    # Left out of the total (out of 0 marks): a question that cannot be marked costs the student
+                    # nothing, and the rest of the exam is marked as usual.
+                    notes.append(f"Question {q['number']} ({q['id']}, {q['marks']} mark(s)) could not be marked: "
+                                 f"{problem}. It is left out of the total; correct or reject it on the Review page.")
+                    per_question[q["id"]] = {"number": q["number"], "correct": None, "marks_awarded": 0.0,
+                                             "marks": 0.0, "marks_left_out": float(q["marks"]), "gap_tags": [],
+                                             "answer": answer, "correct_answer": item.correct_answer if item else "",
+                                             "feedback": UNMARKED, "outcome_id": q["outcome_id"],
+                                             "explanation": item.explanation if item else "", "unmarked": problem}
+                    continue
+                assert item is not None and diag is not None
                 mark = diag.mark
                 out_of = float(q["marks"])
                 score = mark.score * out_of / mark.max_score if mark.max_score else 0.0
                 if "marked_out_of" in q:
                     score = float(int(score))  # whole marks, as a marker would give them
                 per_question[q["id"]] = {"number": q["number"], "correct": mark.correct, "marks_awarded": score,
-                                         "marks": out_of, "gap_tags": diag.gap_tags, "answer": answer,
+                                         "marks": out_of, "gap_tags": diag.gap_tags,
+                                         "answer": answer if diag.steps is None else diag.answer_text,
                                          "correct_answer": item.correct_answer, "feedback": mark.feedback,
-                                         "outcome_id": q["outcome_id"], "explanation": item.explanation}
-                step.responses.append({"item_id": q["id"], "answer": str(answer), "correct": mark.correct,
-                                       "score": score, "max_score": out_of, "attempt": 1})
+                                         "outcome_id": q["outcome_id"], "explanation": item.explanation,
+                                         # how a typed answer was read (a chosen option has nothing to read)
+                                         "read_as": None if q["options"] else mark.read_as,
+                                         "read_as_latex": None if q["options"] else mark.read_as_latex,
+                                         "unreadable": _answered(answer) and not mark.valid}
+                if diag.steps is not None:
+                    # Answered step by step: each step's marks (scaled with the question's), and what was written.
+                    scale = out_of / mark.max_score if mark.max_score else 1.0
+                    per_question[q["id"]]["steps"] = [{**st, "awarded": st["awarded"] * scale,
+                                                       "marks": st["marks"] * scale} if scale != 1.0 else st
+                                                      for st in diag.steps]
+                step.responses.append({"item_id": q["id"], "answer": diag.answer_text, "correct": mark.correct,
+                                       "score": score, "max_score": out_of, "attempt": 1,
+                                       "step_answers": diag.step_answers})
                 s_awarded += score
                 s_total += out_of
                 if not mark.correct and q["outcome_id"] not in gap_outcomes:
@@ -339,10 +412,32 @@ class ExamFlow(Flow):
             total += s_total
         percent = round(100 * awarded / total, 1) if total else 0.0
         step.add("marked", questions=per_question, marks_awarded=awarded, total_marks=total, percent=percent,
-                 grade=grade_for(percent), sections=section_results, gap_outcomes=gap_outcomes, expired=expired)
+                 grade=grade_for(percent), sections=section_results, gap_outcomes=gap_outcomes, expired=expired,
+                 notes=notes)
         step.events += self._remediate(state, gap_outcomes, step).events
         step.status = "completed"
         return step
+
+    def _marked(self, item_id: str, answer: Any, comma: bool = False) -> tuple[Optional[Item], Any, Optional[str]]:
+        """(item, diagnosis, None), or (item or None, None, why the question cannot be marked)."""
+        try:
+            item = self.item(item_id)
+        except FlowError as exc:
+            return None, None, str(exc)
+        try:
+            diag = diagnose(item, answer, None, similar=False, decimal_comma=comma)
+        except MarkingSpecError as exc:
+            return item, None, f"its answer key cannot be read ({str(exc).rstrip('.')})"
+        except Exception as exc:  # deliberately broad: one broken question must not stop the exam being marked
+            return item, None, f"marking it failed ({type(exc).__name__}: {exc})"
+        if diag.mark.refused == INTERNAL_ERROR:
+            return item, None, "the marker failed on it"
+        if not diag.mark.correct:
+            # A wrong mark may be the key's fault: a key the marker does not accept marks everyone wrong.
+            problem = item_key_problem(item)
+            if problem is not None:
+                return item, None, problem.rstrip(".")
+        return item, diag, None
 
     def _remediate(self, state: dict, gap_outcomes: list[str], outer: Step) -> Step:
         source = self.ctx.source

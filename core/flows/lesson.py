@@ -15,10 +15,12 @@ completes.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import random
 from typing import Any, Optional
 
 from core.blueprints.library import LibraryError
+from core.flows import preview
 from core.flows.remediation import diagnose
 from core.school.progress import INITIAL_MASTERY, mastery_update
 from core.flows.base import Flow, FlowError, Step
@@ -43,6 +45,8 @@ def _iso(t: float) -> str:
 
 
 def _text(answer: Any) -> str:
+    if isinstance(answer, dict):   # one answer per step: compared and measured as one canonical text
+        return json.dumps({str(k): _text(v) for k, v in answer.items()}, sort_keys=True, ensure_ascii=False)
     return answer if isinstance(answer, str) else str(answer)
 
 
@@ -135,7 +139,10 @@ class LessonFlow(Flow):
             if last is not None and last["card_index"] == index:
                 out["feedback"] = {"answer": last["answer"], "correct": last["correct"],
                                    "feedback": last["feedback"], "hint": last.get("hint"),
-                                   "key_concept": last.get("key_concept")}
+                                   "key_concept": last.get("key_concept"), "reading": last.get("reading")}
+                if last.get("steps"):   # answered step by step: the final answer's text, and each step's marks
+                    out["feedback"]["answer"] = last.get("answer_text", "")
+                    out["feedback"]["steps"] = last["steps"]
                 if last.get("revealed"):
                     # Only present once the card has completed: after a right answer or the last failed attempt.
                     out["revealed"] = last["revealed"]
@@ -182,8 +189,13 @@ class LessonFlow(Flow):
         item = self.item(card["item_id"])
         attempts = state["attempts"] + 1
         diag = diagnose(item, answer, self.ctx.source, seed=f"{state['seed']}/{index}/{attempts}", similar=False,
+                        decimal_comma=self.decimal_comma(state),
                         tutor=attempts >= state["max_attempts"])  # the tutor explains once the answer is revealed
         mark = diag.mark
+        reading = preview.from_mark(mark, diag.answer_text)
+        if not mark.valid:
+            # Not read, so not an attempt: no evidence, no attempt used, the card waits for a corrected answer.
+            return Step(reply={"reading": {**reading, "card_index": index, "item_id": item.id}})
         now = self.ctx.clock()
         if isinstance(time_ms, bool) or not isinstance(time_ms, int) or not 0 <= time_ms <= MAX_TIME_MS:
             time_ms = None  # the client's figure is only a hint; measure instead
@@ -208,15 +220,18 @@ class LessonFlow(Flow):
                     "should_progress": should_progress, "feedback": feedback, "timestamp": _iso(now),
                     "cfu_type": item.item_type, "skill_ids": card["skill_ids"], "hint": hint,
                     "score": mark.score, "max_score": mark.max_score, "time_ms": time_ms}
+        if diag.step_answers is not None:
+            evidence["step_answers"] = diag.step_answers
         step = Step()
         step.add("attempted", card_index=index, item_id=item.id, answer=_text(answer), correct=mark.correct,
                  score=mark.score, max_score=mark.max_score, feedback=feedback, hint=hint,
                  key_concept=None if mark.correct else rem.get("key_concept"),
                  misconception=mark.misconception, gap_tags=diag.gap_tags, attempts=attempts,
-                 revealed=revealed, time_ms=time_ms, evidence=evidence, t=now)
-        step.responses.append({"item_id": item.id, "answer": _text(answer), "correct": mark.correct,
+                 revealed=revealed, time_ms=time_ms, evidence=evidence, reading=reading,
+                 answer_text=diag.answer_text, steps=diag.steps, t=now)
+        step.responses.append({"item_id": item.id, "answer": diag.answer_text, "correct": mark.correct,
                                "score": mark.score, "max_score": mark.max_score, "time_taken_ms": time_ms,
-                               "attempt": attempts})
+                               "attempt": attempts, "step_answers": diag.step_answers})
         if should_progress:
             result = "correct" if mark.correct else "incorrect"
             self._complete(state, step, index, result, attempts, first_try=mark.correct and attempts == 1,

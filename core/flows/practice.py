@@ -18,6 +18,7 @@ import random
 import time
 from typing import Any, Optional
 
+from core.flows import preview
 from core.flows.remediation import diagnose
 from core.school.progress import INITIAL_MASTERY, mastery_update
 from core.flows.base import Flow, FlowError, Step
@@ -137,6 +138,10 @@ class PracticeFlow(Flow):
             out["feedback"] = {k: last[k] for k in ("item_id", "answer", "correct", "score", "max_score", "feedback",
                                                      "correct_answer", "explanation", "remediation", "gap_tags")}
             out["feedback"]["judged"] = last.get("judged")
+            out["feedback"]["reading"] = last.get("reading")
+            if last.get("steps"):   # answered step by step: the final answer's text, and each step's marks
+                out["feedback"]["answer"] = last.get("answer_text", "")
+                out["feedback"]["steps"] = last["steps"]
             out["tutor"] = list(state.get("tutor", []))
             out["feedback"]["question"] = last["stem"]
             out["can_try_similar"] = bool(state.get("similar"))
@@ -162,8 +167,13 @@ class PracticeFlow(Flow):
             raise FlowError("that answer is for a question that is no longer on screen; answer the current question")
         item = self.item(item_id)
         avoid = set(state["used"])
-        diag = diagnose(item, answer, self.ctx.source, seed=f"{state['seed']}/{state['presented']}", avoid=avoid)
+        diag = diagnose(item, answer, self.ctx.source, seed=f"{state['seed']}/{state['presented']}", avoid=avoid,
+                        decimal_comma=self.decimal_comma(state))
         mark = diag.mark
+        reading = preview.from_mark(mark, diag.answer_text)
+        if not mark.valid:
+            # Not read, so not an attempt: nothing is stored and the question stays for a corrected answer.
+            return Step(reply={"reading": {**reading, "item_id": item_id}})
         if time_ms is None and cur.get("t"):
             time_ms = int(max(0.0, self.ctx.clock() - cur["t"]) * 1000)
         step = Step()
@@ -185,10 +195,11 @@ class PracticeFlow(Flow):
                  misconception=mark.misconception, gap_tags=diag.gap_tags, remediation=diag.remediation,
                  correct_answer=item.correct_answer, explanation=item.explanation, stem=item.stem,
                  similar_item_id=diag.similar.id if diag.similar else None, time_ms=time_ms, judged=diag.judged,
-                 mastery={skill: new_score}, ability=ability)
-        step.responses.append({"item_id": item_id, "answer": _text(answer), "correct": mark.correct,
+                 mastery={skill: new_score}, ability=ability, reading=reading,
+                 answer_text=diag.answer_text, steps=diag.steps)
+        step.responses.append({"item_id": item_id, "answer": diag.answer_text, "correct": mark.correct,
                                "score": mark.score, "max_score": mark.max_score, "time_taken_ms": time_ms,
-                               "attempt": 1})
+                               "attempt": 1, "step_answers": diag.step_answers})
         return step
 
     def cmd_next(self, state: dict, similar: bool = False) -> Step:
@@ -213,7 +224,8 @@ class PracticeFlow(Flow):
         if state["stage"] != "feedback" or not state["last"]:
             raise FlowError("the tutor answers questions about feedback: answer a question first")
         last = state["last"]
-        context = {"question": last["stem"], "student_answer": last["answer"], "correct": last["correct"],
+        context = {"question": last["stem"], "student_answer": last.get("answer_text", last["answer"]),
+                   "correct": last["correct"],
                    "correct_answer": last["correct_answer"], "feedback": last["feedback"],
                    "explanation": last["explanation"], "remediation": last.get("remediation")}
         try:

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from core.items.generator import Item
 from core.llm import LLMError
-from core.marking import MarkingSpec, MarkResult, mark_answer
+from core.marking import MarkingSpec, MarkResult, final_text, mark_answer, mark_steps, step_answers
 from core.marking.diagnosis import concept_for, misconception_text
 from core.items.sources import NoQuestions, QuestionSource
 
@@ -27,14 +27,21 @@ class Diagnosis:
     remediation: Optional[dict]
     similar: Optional[Item]
     judged: Optional[dict] = None   # how an LLM judge marked a short written answer, when one did
+    # An answer given step by step (a mapping of step to text): the final answer's text, what was written
+    # for each step ({criterion index as text: text}; None for a plain answer) and each box's verdict.
+    answer_text: str = ""
+    step_answers: Optional[dict] = None
+    steps: Optional[list[dict]] = None
 
     def to_dict(self) -> dict:
         return {"mark": self.mark.to_dict(), "gap_tags": list(self.gap_tags), "remediation": self.remediation,
-                "similar_item_id": self.similar.id if self.similar else None, "judged": self.judged}
+                "similar_item_id": self.similar.id if self.similar else None, "judged": self.judged,
+                "answer_text": self.answer_text, "step_answers": self.step_answers, "steps": self.steps}
 
 
 def diagnose(item: Item, answer: Any, source: Optional[QuestionSource] = None, seed: Any = 0,
-             avoid: Optional[set[str]] = None, similar: bool = True, tutor: bool = True) -> Diagnosis:
+             avoid: Optional[set[str]] = None, similar: bool = True, tutor: bool = True,
+             decimal_comma: bool = False) -> Diagnosis:
     """Mark ``answer`` and, when it is not fully right, explain and offer a similar item.
 
     With an LLM on the source (practice and lessons only), a short written
@@ -42,14 +49,23 @@ def diagnose(item: Item, answer: Any, source: Optional[QuestionSource] = None, s
     the tutor's fuller remediation next to core's.
     """
     spec = MarkingSpec.from_item(item, misconception_tags=(item.evaluation or {}).get("misconception_tags") or None)
-    result = mark_answer(spec, answer)
+    if decimal_comma:
+        spec = dataclasses.replace(spec, decimal_comma=True)
+    stepped = isinstance(answer, dict)   # one answer per step (the item's criteria have their own keys)
+    result = mark_steps(spec, answer) if stepped else mark_answer(spec, answer)
+    given = {"answer_text": final_text(spec, answer),
+             "step_answers": {str(i): t for i, t in step_answers(spec, answer).items()} if stepped else None,
+             "steps": step_feedback(result) if stepped else None}
+    if not result.valid:
+        # Nothing could be read: there is no mistake to diagnose, and no judge or tutor is asked.
+        return Diagnosis(result, [], None, None, **given)
     assistant = getattr(source, "llm", None) if source is not None else None
     judged = None
-    if assistant is not None and spec.method == "short_text" and result.refused is None:
+    if assistant is not None and spec.method == "short_text" and result.refused is None and not stepped:
         judged = assistant.judge_short_text(item, str(answer), result)
         result = judged.mark
     if result.correct:
-        return Diagnosis(result, [], None, None, judged.to_dict() if judged else None)
+        return Diagnosis(result, [], None, None, judged.to_dict() if judged else None, **given)
     gaps = list(result.gap_tags)
     library = source.library if source is not None else None
     why = result.feedback
@@ -71,8 +87,16 @@ def diagnose(item: Item, answer: Any, source: Optional[QuestionSource] = None, s
         "explanation": item.explanation,
     }
     if assistant is not None and tutor:
-        remediation.update(_tutor_remediation(assistant, item, answer, remediation))
-    return Diagnosis(result, gaps, remediation, similar_item, judged.to_dict() if judged else None)
+        remediation.update(_tutor_remediation(assistant, item, given["answer_text"] if stepped else answer,
+                                              remediation))
+    return Diagnosis(result, gaps, remediation, similar_item, judged.to_dict() if judged else None, **given)
+
+
+def step_feedback(result: MarkResult) -> list[dict]:
+    """Each answer box's verdict as a student reads it: the step, what they wrote, the marks and why."""
+    return [{"number": v.number, "step": v.step, "answer": v.answer, "marks": v.marks, "awarded": v.awarded,
+             "met": v.met, "feedback": v.feedback, "follow_through": v.follow_through, "final": v.final}
+            for v in result.criteria if getattr(v, "number", None) is not None]
 
 
 def _tutor_remediation(assistant: Any, item: Item, answer: Any, remediation: dict) -> dict:

@@ -17,8 +17,10 @@ from typing import Any, Optional
 
 from core.blueprints import helpers
 from core.blueprints.compiler import CompiledSkill
+from core.blueprints.follow_through import follow_through_text
 from core.blueprints.formula import FormulaError
 from core.items.sampler import GenerationError, LevelSampler
+from core.marking import MarkingSpec, MarkingSpecError, step_boxes
 
 MAX_PARAM_DRAWS = 60
 UNIQUE_TRIES = 60
@@ -61,13 +63,37 @@ class Item:
     content_key: str
     status: str = "draft"
 
+    @property
+    def typed_answer(self) -> str:
+        """The right answer as a student would give it: the correct option, or the key with the
+        question's units where it has physical units ("12 m/s" for the key 12)."""
+        if self.options and self.correct_index is not None:
+            return self.options[self.correct_index]
+        from core.marking import MarkingSpec, MarkingSpecError, key_as_typed
+        try:
+            return str(key_as_typed(MarkingSpec.from_item(self)))
+        except MarkingSpecError:
+            return self.correct_answer
+
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     def student_view(self) -> dict:
-        """What a student may see before answering: no key, no explanation."""
-        return {"id": self.id, "stem": self.stem, "item_type": self.item_type, "options": list(self.options),
-                "marks": self.marks, "units": self.units, "outcome_ids": list(self.outcome_ids)}
+        """What a student may see before answering: no key, no explanation.
+
+        An item whose marking criteria have their own keys also lists its
+        ``steps``: one answer box per step (what it asks for and its marks),
+        the last being the final answer.
+        """
+        from core.marking.units import physical
+        view = {"id": self.id, "stem": self.stem, "item_type": self.item_type, "options": list(self.options),
+                "marks": self.marks, "units": self.units, "outcome_ids": list(self.outcome_ids),
+                # physical units must be typed with the answer ("12 cm"); money or % need not be
+                "units_required": bool(self.units) and not self.options and physical(self.units)}
+        steps = step_boxes((self.marking_scheme or {}).get("criteria") or [])
+        if steps and not self.options:
+            view["steps"] = steps
+        return view
 
 
 def jsonable(value: Any) -> Any:
@@ -154,6 +180,69 @@ class SkillGenerator:
             raise GenerationError(f"{self.bp.skill_id}: {where} failed for {_shown(params)}: {exc.message}") from None
         return env
 
+    def key_text(self, env: dict) -> str:
+        """The answer key as an item shows it, from an environment with the answer computed."""
+        g = self.bp.generation
+        return format_value(env["answer"], g.answer_type, g.answer_decimals, True, "answer_formula")
+
+    def key_for(self, params: dict) -> str:
+        """The answer key this blueprint computes for given parameters (a stored item's, say).
+
+        Raises GenerationError when the parameters do not fit the blueprint or its formula fails.
+        """
+        return self.key_text(self.environment(self._check_params(params)))
+
+    def criteria(self, env: dict, answer_text: str, params: Optional[dict] = None) -> list[dict]:
+        """The item's marking criteria, each step with its own answer keyed for this item.
+
+        A step with an ``answer`` gets ``answer_key`` (its value for these
+        parameters) and, with a ``follow_through``, the formula with every
+        parameter and computed value filled in, so only earlier steps' names
+        remain; marking then needs no blueprint. The steps are checked as
+        marking will use them: each key readable, each follow-through giving
+        its step's key from the earlier keys, the last step agreeing with the
+        item's own key.
+        """
+        e = self.bp.evaluation
+        out = [{"step": c.step, "marks": c.marks, "gap_tag": c.gap_tag, "description": c.description}
+               for c in e.marking_criteria]
+        if not self.cs.steps:
+            return out
+        g = self.bp.generation
+        names = [s.criterion.name for s in self.cs.steps if s.criterion.name]
+        shown = _shown(params if params is not None else {k: env[k] for k in self.cs.domains if k in env})
+        last = self.cs.steps[-1].index
+        for s in self.cs.steps:
+            c, d = s.criterion, out[s.index]
+            where = f"evaluation.marking_criteria[{s.index}]"
+            try:
+                value = s.answer.evaluate(env)
+                number = isinstance(value, (int, float, Fraction)) and not isinstance(value, bool)
+                if s.index == last:     # the final answer: written as the item's own key is
+                    d["answer_key"] = format_value(value, g.answer_type, g.answer_decimals, True, f"{where}.answer")
+                else:
+                    d["answer_key"] = format_value(value, "decimal" if number else "string", None, True,
+                                                   f"{where}.answer")
+                if c.name:
+                    d["name"] = c.name
+                if s.follow_through is not None:
+                    d["follow_through"] = follow_through_text(s.follow_through, env, names)
+            except FormulaError as exc:
+                raise GenerationError(f"{self.bp.skill_id}: {where} failed for {shown}: {exc.message}") from None
+            except GenerationError as exc:
+                raise GenerationError(f"{self.bp.skill_id}: {where}: {exc} for {shown}") from None
+            if c.method:
+                d["method"] = c.method
+            if c.tolerance is not None:
+                d["tolerance"] = c.tolerance.model_dump(exclude_none=True)
+        tol = e.tolerance
+        try:
+            MarkingSpec(method=e.method, key=answer_text, tolerance_relative=tol.relative if tol else None,
+                        tolerance_absolute=tol.absolute if tol else None, criteria=out)
+        except MarkingSpecError as exc:
+            raise GenerationError(f"{self.bp.skill_id}: evaluation.marking_criteria for {shown}: {exc}") from None
+        return out
+
     def satisfies(self, level: str, env: dict) -> bool:
         try:
             return all(f.evaluate(env) for _, f in self.cs.constraints[level])
@@ -197,7 +286,7 @@ class SkillGenerator:
         bp, g, p, e = self.bp, self.bp.generation, self.bp.presentation, self.bp.evaluation
         rng = self._rng(level, f"{seed}|present")
         env = self.environment(params)
-        answer_text = format_value(env["answer"], g.answer_type, g.answer_decimals, True, "answer_formula")
+        answer_text = self.key_text(env)
         distractors = self._distractors(env, answer_text, rng)
         options: list[str] = []
         strategies: list[Optional[str]] = []
@@ -218,8 +307,9 @@ class SkillGenerator:
             stem = self.cs.stems[template].render(env)
             display_env = dict(env)
             display_env["answer"] = answer_text
+            units = self.cs.units.render(env) if self.cs.units else p.units
             explanation = (self.cs.explanation.render(display_env) if self.cs.explanation
-                           else f"The correct answer is {answer_text}{(' ' + p.units) if p.units else ''}.")
+                           else f"The correct answer is {answer_text}{(' ' + units) if units else ''}.")
             hints = [h.render(env) for h in self.cs.hints]
             accepted = []
             for f in self.cs.accepted:
@@ -238,7 +328,7 @@ class SkillGenerator:
         computed = {name: jsonable(env[name]) for name, _ in self.cs.computed}
         item_params = jsonable(params)
         identity = json.dumps([bp.skill_id, bp.version, self.cs.hash, level, str(seed), item_params], sort_keys=True)
-        criteria = [c.model_dump() for c in e.marking_criteria]
+        criteria = self.criteria(env, answer_text, params)
         marks = e.total_marks()
         meta = bp.metadata
         return Item(
@@ -249,11 +339,13 @@ class SkillGenerator:
             options_shuffled=g.item_type == "multiple_choice", correct_answer=answer_text,
             correct_index=correct_index, answer_value=jsonable(env["answer"]) if not isinstance(env["answer"], (list, tuple)) else answer_text,
             accepted_answers=accepted, misconceptions=misconceptions, explanation=explanation, hints=hints,
-            answer_type=g.answer_type, units=p.units, marks=marks,
+            answer_type=g.answer_type, units=units, marks=marks,
             marking_scheme={"criteria": criteria, "total_marks": marks},
             evaluation={"method": e.method,
                         "tolerance": e.tolerance.model_dump() if e.tolerance else None,
                         "significant_figures": e.significant_figures, "required_form": e.required_form,
+                        "decimal_places": e.decimal_places, "variables": list(e.variables),
+                        "assume_positive": e.assume_positive, "units_exact": e.units_exact,
                         "keywords": list(e.keywords), "min_keywords": e.min_keywords,
                         "partial_credit": e.partial_credit,
                         "misconception_tags": {d.strategy.type: d.strategy.gap_tag

@@ -1,18 +1,66 @@
-"""The review queue: teachers approve, reject (with a reason) or edit then approve drafts."""
+"""The review queue: teachers approve, reject (with a reason) or edit then approve drafts.
+
+Nothing is approved unless its answer key is sound (``core.items.answer_keys``):
+the marker reads the key and marks it right, and a blueprint item's key is what
+its blueprint computes for the item's parameters, or the teacher has said, with
+a reason kept in the item's history, to keep a key that differs.
+"""
 from __future__ import annotations
 
-from typing import Optional
+import dataclasses
+from typing import Any, Optional
 
+from core.items.answer_keys import KEPT_KEY, Blueprints, KeyDifference, as_item, kept_before, key_problem
 from core.store import Store, repo
 from core.store import reviews
+
+WITHDRAWN = "withdrawn"   # was approved, taken back by the workbench: its key cannot be marked
 
 
 class ReviewError(ValueError):
     """A review action that cannot be done; the message says why."""
 
 
-def approve(store: Store, item_ids: list[str], reviewer: str = "teacher", note: Optional[str] = None) -> int:
+class KeyDiffersError(ReviewError):
+    """An edited key is not what the blueprint computes; approving it needs a confirmation and a reason."""
+
+    def __init__(self, difference: KeyDifference):
+        self.difference = difference
+        super().__init__(f"{difference.message} Tick 'keep my key' and say why, or correct it.")
+
+
+def approve(store: Store, item_ids: list[str], reviewer: str = "teacher", note: Optional[str] = None,
+            library: Any = None) -> int:
+    """Approve items whose keys are sound; if any is not, none is approved and the error names each.
+
+    ``library`` (the blueprint library) lets a blueprint item's key be recomputed
+    without reading its blueprint back from the database.
+    """
+    if not item_ids:
+        raise ReviewError("Select at least one item.")
+    blueprints = Blueprints(store, library)
+    problems = []
+    for item_id in item_ids:
+        row = repo.get_item(store, item_id)
+        if row is None:
+            raise ReviewError(f"Item {item_id} no longer exists; reload the queue.")
+        item = as_item(row)
+        problem = key_problem(item)
+        if problem is not None:
+            problems.append(f"Item {item_id} cannot be approved: {problem}. Correct its key under 'Edit then approve'.")
+            continue
+        difference = blueprints.difference(item)
+        if difference is not None and not kept_before(reviews.item_history(store, item_id), difference):
+            problems.append(f"Item {item_id} cannot be approved: {difference.message} Correct it, or keep it under "
+                            f"'Edit then approve' by ticking 'keep my key' and saying why.")
+    if problems:
+        raise ReviewError(" ".join(problems))
     return _set(store, item_ids, "approved", "approved", reviewer, note)
+
+
+def _note_after_approval(status: Optional[str], note: Optional[str]) -> Optional[str]:
+    """The review note to set on approval: a withdrawal's reason no longer holds once the item is approved."""
+    return "" if note is None and status == WITHDRAWN else note
 
 
 def reject(store: Store, item_ids: list[str], reason: str, reviewer: str = "teacher") -> int:
@@ -28,9 +76,11 @@ def _set(store: Store, item_ids: list[str], status: str, action: str, reviewer: 
     def run(cur) -> int:
         done = 0
         for item_id in item_ids:
-            if not reviews.item_exists(cur, item_id):
+            current = reviews.item_status(cur, item_id)
+            if current is None:
                 raise ReviewError(f"Item {item_id} no longer exists; reload the queue.")
-            reviews.set_item_status(cur, item_id, status, reviewer, note)
+            reviews.set_item_status(cur, item_id, status, reviewer,
+                                    _note_after_approval(current, note) if status == "approved" else note)
             reviews.record_item_action(cur, item_id, action, reviewer, note, None)
             done += 1
         return done
@@ -40,8 +90,16 @@ def _set(store: Store, item_ids: list[str], status: str, action: str, reviewer: 
 
 
 def edit_and_approve(store: Store, item_id: str, stem: str, answer_key: str, explanation: str,
-                     options: Optional[list[str]] = None, reviewer: str = "teacher") -> None:
-    """Change an item's text and key, checking it still makes sense, then approve it."""
+                     options: Optional[list[str]] = None, reviewer: str = "teacher", *,
+                     confirm_key_change: bool = False, reason: Optional[str] = None, library: Any = None) -> None:
+    """Change an item's text and key, checking it still makes sense, then approve it.
+
+    The edited key must be one the marker reads and marks right. For a blueprint
+    item it must also equal, in value, what the blueprint computes for the item's
+    parameters; a key that differs raises KeyDiffersError unless
+    ``confirm_key_change`` is set and ``reason`` says why, and then the reason,
+    the blueprint's key and the kept key go into the item's history.
+    """
     item = repo.get_item(store, item_id)
     if item is None:
         raise ReviewError(f"Item {item_id} no longer exists; reload the queue.")
@@ -70,16 +128,64 @@ def edit_and_approve(store: Store, item_id: str, stem: str, answer_key: str, exp
     for name, new in fields.items():
         changes[name] = {"from": item[name], "to": new}
 
+    edited = dataclasses.replace(as_item(item), stem=stem, correct_answer=answer_key,
+                                 explanation=fields.get("explanation", item["explanation"] or ""),
+                                 options=list(fields.get("options", item["options"] or [])),
+                                 correct_index=fields.get("correct_index", item["correct_index"]))
+    problem = key_problem(edited)
+    if problem is not None:
+        raise ReviewError(f"The key cannot be used: {problem}. Correct the key so the marker accepts it.")
+    note = None
+    difference = Blueprints(store, library).difference(edited)
+    if difference is not None and not kept_before(reviews.item_history(store, item_id), difference):
+        why = (reason or "").strip()
+        if not confirm_key_change:
+            raise KeyDiffersError(difference)
+        if not why:
+            raise ReviewError(f"{difference.message} Say why you keep your key; the reason is kept in the "
+                              f"item's history.")
+        changes[KEPT_KEY] = {"from": difference.blueprint_key, "to": difference.key}
+        note = why
+
     def run(cur) -> None:
         reviews.update_item_content(cur, item_id, fields)
-        reviews.set_item_status(cur, item_id, "approved", reviewer, None)
-        reviews.record_item_action(cur, item_id, "edited and approved", reviewer, None, changes or None)
+        reviews.set_item_status(cur, item_id, "approved", reviewer, _note_after_approval(item["status"], note))
+        reviews.record_item_action(cur, item_id, "edited and approved", reviewer, note, changes or None)
     store.write(run)
     repo.bank_changed()
 
 
+def withdraw_unmarkable(store: Store, actor: str = "workbench") -> list[dict]:
+    """Withdraw every approved item whose key the marker cannot read or does not accept.
+
+    Each gets the status ``withdrawn``, the reason as its review note and an
+    entry in its history; [{id, reason}] says what was withdrawn.
+    """
+    found = []
+    for row in reviews.approved_rows(store):
+        problem = key_problem(row)
+        if problem is not None:
+            found.append({"id": row["id"], "reason": f"Withdrawn: {problem}. Correct the key under 'Edit then "
+                                                      f"approve', or reject the item."})
+    if not found:
+        return []
+
+    def run(cur) -> None:
+        for entry in found:
+            reviews.set_item_status(cur, entry["id"], WITHDRAWN, actor, entry["reason"])
+            reviews.record_item_action(cur, entry["id"], "withdrawn", actor, entry["reason"], None)
+    store.write(run)
+    repo.bank_changed()
+    return found
+
+
 def history(store: Store, item_id: str) -> list[dict]:
     return reviews.item_history(store, item_id)
+
+
+def count(store: Store, status: str) -> int:
+    """How many items have this status."""
+    return repo.count_items(store, status)
 
 
 def queue(store: Store, status: Optional[str] = "draft", blueprint_id: Optional[str] = None,

@@ -178,8 +178,10 @@ class Assistant:
         if solution.problem:
             report.update(verdict="rejected", reason=f"the verifier found a problem: {solution.problem}")
             return report
-        result = mark_answer(MarkingSpec.from_item(item), solution.answer)
-        agree = result.correct
+        spec = MarkingSpec.from_item(item)
+        # The verifier states a value; its units, where it leaves them off, are the question's.
+        agree = any(mark_answer(spec, answer).correct
+                    for answer in dict.fromkeys([solution.answer, f"{solution.answer} {item.units or ''}".strip()]))
         report.update(verdict="verified" if agree else "rejected",
                       reason=None if agree else f"the verifier's answer {solution.answer!r} does not match "
                                                 f"the key {item.correct_answer!r}")

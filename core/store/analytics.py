@@ -193,7 +193,8 @@ def exam_results(store: Store, class_code: Optional[str] = None, subject: Option
                  level: Optional[str] = None) -> pd.DataFrame:
     """Marked mock exams. Columns: session_id, student, subject, level, submitted_at, marks_awarded,
     total_marks, percent, grade, sections (list of {section, marks_awarded, marks, percent}),
-    questions (dict item_id -> {number, marks_awarded, marks, outcome_id, correct})."""
+    questions (dict item_id -> {number, marks_awarded, marks, outcome_id, correct}; a question that could not
+    be marked has correct None and ``unmarked``), notes (list of sentences for the teacher)."""
     where, params = ["s.kind = 'exam'", "e.type = 'marked'"], []
     if class_code is not None:
         where.append("s.student IN (SELECT student FROM roster WHERE class_code = ?)")
@@ -211,6 +212,7 @@ def exam_results(store: Store, class_code: Optional[str] = None, subject: Option
     payloads = [json.loads(p) for p in frame.pop("payload")]
     for key in ("marks_awarded", "total_marks", "percent", "grade", "sections", "questions"):
         frame[key] = [p.get(key) for p in payloads]
+    frame["notes"] = [list(p.get("notes") or []) for p in payloads]
     return frame
 
 

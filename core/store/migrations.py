@@ -218,6 +218,19 @@ CREATE TABLE abilities (
     PRIMARY KEY (calibration_id, student)
 );
 """),
+    (6, "checks of the stored data run once (e.g. approved items whose key cannot be marked)", """
+CREATE TABLE data_checks (
+    name VARCHAR PRIMARY KEY,
+    result JSON,
+    done_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+"""),
+    (7, "answers given step by step: what was written for each step", """
+ALTER TABLE responses ADD COLUMN step_answers JSON;
+"""),
+    (8, "classes that write decimals with a comma (3,5)", """
+ALTER TABLE classes ADD COLUMN decimal_comma BOOLEAN NOT NULL DEFAULT false;
+"""),
 ]
 
 

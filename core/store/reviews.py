@@ -29,6 +29,17 @@ def item_exists(cur: duckdb.DuckDBPyConnection, item_id: str) -> bool:
     return bool(cur.execute("SELECT 1 FROM items WHERE id = ?", [item_id]).fetchall())
 
 
+def item_status(cur: duckdb.DuckDBPyConnection, item_id: str) -> Optional[str]:
+    """The item's status, or None when there is no such item."""
+    rows = cur.execute("SELECT status FROM items WHERE id = ?", [item_id]).fetchall()
+    return rows[0][0] if rows else None
+
+
+def approved_rows(store: Store) -> list[dict]:
+    """Every approved item, as rows (JSON columns decoded)."""
+    return [_decode(r) for r in _rows(store.cursor().execute("SELECT * FROM items WHERE status = 'approved' ORDER BY id"))]
+
+
 def set_item_status(cur: duckdb.DuckDBPyConnection, item_id: str, status: str, reviewer: Optional[str],
                     notes: Optional[str]) -> None:
     cur.execute("UPDATE items SET status = ?, reviewer = ?, review_notes = coalesce(?, review_notes) WHERE id = ?",

@@ -29,7 +29,7 @@ def list_classes(store: Store) -> list[dict]:
 
 
 def update_class(store: Store, code: str, **fields: Any) -> None:
-    allowed = {"name", "subject", "level", "allow_unknown_names", "approved_items_only"}
+    allowed = {"name", "subject", "level", "allow_unknown_names", "approved_items_only", "decimal_comma"}
     unknown = set(fields) - allowed
     if unknown:
         raise ValueError(f"cannot change {', '.join(sorted(unknown))} of a class")
@@ -122,6 +122,14 @@ def assignments_for_class(store: Store, class_code: str) -> list[dict]:
     for row in rows:
         row["config"] = json.loads(row["config"])
     return rows
+
+
+def decimal_comma_for(store: Store, student: str) -> bool:
+    """Whether the student's class writes decimals with a comma (3,5 for three and a half)."""
+    rows = store.cursor().execute(
+        "SELECT bool_or(c.decimal_comma) FROM classes c JOIN roster r ON r.class_code = c.code WHERE r.student = ?",
+        [student]).fetchall()
+    return bool(rows and rows[0][0])
 
 
 def approved_only_for(store: Store, student: str) -> bool:

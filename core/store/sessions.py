@@ -112,11 +112,14 @@ def append_events(store: Store, session_id: str, expected_seq: int, events: Iter
         if responses:
             values = []
             for r in responses:
+                steps = r.get("step_answers")   # {step: text} for an answer given step by step, else None
                 values += [session_id, r["item_id"], r["student"], r.get("answer"), r.get("correct"), r.get("score"),
-                           r.get("max_score"), r.get("time_taken_ms"), r.get("attempt", 1), now]
+                           r.get("max_score"), r.get("time_taken_ms"), r.get("attempt", 1), now,
+                           None if steps is None else json.dumps(steps)]
             cur.execute(
                 "INSERT INTO responses (session_id, item_id, student, answer, correct, score, max_score, time_taken_ms, "
-                "attempt, created_at) VALUES " + ", ".join("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" for _ in responses)
+                "attempt, created_at, step_answers) VALUES "
+                + ", ".join("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" for _ in responses)
                 + " ON CONFLICT DO NOTHING", values)
         if status is not None:
             # The session row changes only with its status; last activity is the newest event.
@@ -135,11 +138,15 @@ def append_events(store: Store, session_id: str, expected_seq: int, events: Iter
 
 
 def session_responses(store: Store, session_id: str) -> list[dict]:
+    """A session's responses in order; ``step_answers`` is {step: text} for an answer given step by step, else None."""
     cur = store.cursor().execute(
-        "SELECT item_id, student, answer, correct, score, max_score, time_taken_ms, attempt, created_at "
+        "SELECT item_id, student, answer, correct, score, max_score, time_taken_ms, attempt, created_at, step_answers "
         "FROM responses WHERE session_id = ? ORDER BY created_at, rowid", [session_id])
     names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
+    rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    for row in rows:
+        row["step_answers"] = json.loads(row["step_answers"]) if row["step_answers"] else None
+    return rows
 
 
 # --------------------------------------------------------------------------

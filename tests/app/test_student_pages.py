@@ -21,6 +21,7 @@ CLASS = "T-CLASS"
 TEACHER_PAGES = ["pages/teacher_blueprints.py", "pages/teacher_generate.py", "pages/teacher_review.py",
                  "pages/teacher_exams.py", "pages/teacher_class.py", "pages/home.py"]
 WRONG = "definitely not the answer 98765"
+WRONG_GUESSES = ("98765", "x + 98765", WRONG, "10.98.76.5", "10.98.76.0/24")
 _names = itertools.count(1)
 
 
@@ -99,22 +100,34 @@ def item(item_id: str):
 
 def right_answer(item_id: str) -> str:
     it = item(item_id)
-    return it.options[it.correct_index] if it.options else it.correct_answer
+    return it.typed_answer
 
 
 def wrong_answer(item_id: str) -> str:
+    """A wrong answer the question can read (an unreadable one would cost nothing and count for nothing)."""
     it = item(item_id)
     if it.options:
         return next(o for k, o in enumerate(it.options) if k != it.correct_index)
+    from core.marking import MarkingSpec, mark_answer
+    spec = MarkingSpec.from_item(it)
+    for guess in WRONG_GUESSES:
+        result = mark_answer(spec, guess)
+        if result.valid and not result.correct:
+            return guess
     return WRONG
 
 
 def answer(at: AppTest, key: str, item_id: str, value: str) -> AppTest:
-    """Fill the answer widget for a question (radio for multiple choice, else the text input)."""
+    """Fill the answer widget for a question (radio for multiple choice, else the text input).
+
+    A typed answer is entered (a run, as Enter does), so the page shows how it was read before it can count.
+    """
     if item(item_id).options:
         at.radio(key=key).set_value(value)
     else:
         at.text_input(key=key).input(value)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
     return at
 
 
@@ -285,8 +298,12 @@ def test_an_empty_answer_is_refused_without_using_the_question(student):
     at = open_app(student)
     sid = start_practice(at)
     q = pick_question(sid)
-    click(at, "Check answer")
-    assert at.warning and "first" in at.warning[0].value
+    if q["options"]:
+        click(at, "Check answer")
+        assert at.warning and "first" in at.warning[0].value
+    else:   # nothing typed: nothing to read, and the button waits for an answer
+        assert button(at, "Check answer").disabled
+        assert "press Enter to see how it is read" in texts(at, ("caption",))
     assert runner().view(sid)["stage"] == "question"
 
 
@@ -503,6 +520,116 @@ def test_an_assigned_evaluation_is_sat_one_question_at_a_time(student):
     assert res["items_correct"] == 19
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Score"] == f"{res['score_percent']:g}%" and metrics["Result"] == "Passed"
+
+
+# ---------------------------------------------------------------------------
+# The answer preview: how a typed answer is read, before it counts
+
+UNREADABLE = "2*(x+"   # ends too early, and holds no number
+
+
+def readable(item_id: str, text: str) -> bool:
+    from core.flows.preview import preview
+    return preview(item(item_id), text)["valid"]
+
+
+def typed_practice_question(at: AppTest, sid: str) -> dict:
+    """Skip until the question on screen is typed and cannot read UNREADABLE."""
+    for _ in range(40):
+        q = pick_question(sid)
+        if not q["options"] and not readable(q["id"], UNREADABLE):
+            return q
+        runner().command(sid, "skip")
+        at.run()
+    pytest.skip("no typed question came up")
+
+
+def test_practice_previews_a_typed_answer_and_an_unreadable_one_costs_nothing(student):
+    at = open_app(student)
+    sid = start_practice(at)
+    q = typed_practice_question(at, sid)
+    key = f"pa_{sid}_{q['id']}"
+    at.text_input(key=key).input(UNREADABLE)
+    at.run()
+    assert not at.exception
+    warning = next(w.value for w in at.warning if "could not be read" in w.value)
+    assert "has not been counted" in warning
+    assert button(at, "Check answer").disabled
+    view = runner().view(sid)
+    assert view["stage"] == "question" and view["stats"]["total"] == 0
+
+    right = right_answer(q["id"])
+    answer(at, key, q["id"], right)
+    shown = texts(at, ("markdown",))
+    assert "Your answer was read as:" in shown
+    assert not any("could not be read" in w.value for w in at.warning)
+    assert not button(at, "Check answer").disabled
+    click(at, "Check answer")
+    assert runner().view(sid)["stage"] == "feedback" and runner().view(sid)["stats"]["total"] == 1
+    assert "Read as:" in texts(at, ("markdown",))
+
+
+def test_a_changed_answer_is_shown_as_read_before_it_counts(student):
+    at = open_app(student)
+    sid = start_practice(at)
+    q = typed_practice_question(at, sid)
+    key = f"pa_{sid}_{q['id']}"
+    answer(at, key, q["id"], wrong_answer(q["id"]))
+    at.text_input(key=key).input(right_answer(q["id"]))      # changed and checked in one go, as a quick click does
+    click(at, "Check answer")
+    assert any("then press Check answer again" in i.value for i in at.info)
+    assert "Your answer was read as:" in texts(at, ("markdown",))
+    assert runner().view(sid)["stage"] == "question"           # not counted yet
+    click(at, "Check answer")
+    view = runner().view(sid)
+    assert view["stage"] == "feedback" and view["feedback"]["answer"] == right_answer(q["id"])
+
+
+def test_lesson_an_unreadable_answer_uses_no_attempt(student):
+    at = open_app(student)
+    from core.flows.preview import preview
+    skill = "SQA.MATH.N5.EXPAND_BRACKETS"
+    sid = runner().start("lesson", student["user"], {"skills": [skill], "cards": 1, "seed": "preview"})
+    at.session_state["practice_sid"] = sid
+    at.run()
+    card = runner().view(sid)["card"]
+    qid = card["question"]["id"]
+    assert not preview(item(qid), UNREADABLE)["valid"]
+    at.text_input(key=f"la_{sid}_0_0").input(UNREADABLE)
+    at.run()
+    assert any("could not be read" in w.value for w in at.warning)
+    assert button(at, "Check answer").disabled
+    assert "Attempts left: 3 of 3" in texts(at)
+    answer(at, f"la_{sid}_0_0", qid, wrong_answer(qid))
+    assert "Your answer was read as:" in texts(at, ("markdown",))
+    click(at, "Check answer")
+    assert "Attempts left: 2 of 3" in texts(at)
+    assert "Read as:" in texts(at, ("markdown",))
+
+
+def test_exam_previews_each_answer_and_names_the_unreadable_before_hand_in(student):
+    at = open_app(student, "pages/student_exam.py")
+    click(at, "Start mock exam")
+    sid = at.session_state["exam_sid"]
+    typed = [q for q in exam_questions(runner().view(sid)) if not q["options"] and not readable(q["id"], UNREADABLE)]
+    assert len(typed) >= 2
+    bad, good = typed[0], typed[1]
+    at.text_input(key=f"ex_{sid}_{bad['id']}").input(UNREADABLE)
+    at.run()
+    at.text_input(key=f"ex_{sid}_{good['id']}").input(right_answer(good["id"]))
+    at.run()
+    assert not at.exception
+    assert runner().view(sid)["answers"][bad["id"]] == UNREADABLE          # kept as typed
+    warning = next(w.value for w in at.warning if "could not be read" in w.value)
+    assert "saved as you typed it" in warning
+    assert "Your answer was read as:" in texts(at, ("markdown",))
+    click(at, "Submit exam")
+    assert "cannot change your answers" in at.warning[-2].value
+    assert at.warning[-1].value.startswith(f"Could not be read: question {bad['number']}.")
+    click(at, "Yes, submit my exam")
+    res = runner().view(sid)["results"]["questions"]
+    assert res[bad["id"]]["unreadable"] and not res[bad["id"]]["correct"]
+    assert res[good["id"]]["read_as"]
 
 
 # ---------------------------------------------------------------------------

@@ -249,6 +249,10 @@ def test_class_settings_are_saved(env):
     at.button(key="cls_settings_go").click().run()
     klass = school.get_class(store_of(env), "T-CLASS")
     assert klass["allow_unknown_names"] and not klass["approved_items_only"]
+    assert not klass["decimal_comma"]
+    at.checkbox(key="cls_comma_T-CLASS").check()
+    at.button(key="cls_settings_go").click().run()
+    assert school.get_class(store_of(env), "T-CLASS")["decimal_comma"]
 
 
 def test_create_class_with_a_bad_code_then_a_good_one(env):

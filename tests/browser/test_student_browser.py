@@ -1,4 +1,5 @@
-"""A student in a real browser: sign in, three practice questions, a mock exam handed in and its results.
+"""A student in a real browser: sign in, three practice questions (a typed answer is shown as it was read
+before it is checked), a mock exam handed in and its results.
 
 Runs `streamlit run app.py` on a free port against a temporary database and
 drives Debian's chromium with Playwright (no browser download: CI installs the
@@ -114,11 +115,17 @@ def test_student_practises_and_sits_a_mock_exam(tmp_path: Path):
                     expect(page.get_by_role("heading", name=f"Question {n}")).to_be_visible()
                     settle(page)
                     form = page.locator("[data-testid='stForm']")
-                    if form.get_by_role("radiogroup").count():
+                    if form.count() and form.get_by_role("radiogroup").count():
                         form.locator("label:has(input[type='radio'])").first.click()
                     else:
-                        form.get_by_label("Your answer").fill("7")
-                    form.get_by_role("button", name="Check answer").click()
+                        # A typed answer: Enter shows how it was read, and only then can it be checked.
+                        box = page.get_by_label("Your answer")
+                        box.fill("7")
+                        box.press("Enter")
+                        settle(page)
+                        expect(page.get_by_text("Your answer was read as:")).to_be_visible()
+                        shot(page, f"2_practice_preview_{n}")
+                    page.get_by_role("button", name="Check answer").click()
                     feedback = page.locator("[data-testid='stAlert']", has_text="Right!").or_(
                         page.locator("[data-testid='stAlert']", has_text="Not quite"))
                     expect(feedback.first).to_be_visible()
@@ -142,6 +149,7 @@ def test_student_practises_and_sits_a_mock_exam(tmp_path: Path):
                 box.press("Tab")   # on_change saves it
                 settle(page)
                 expect(page.get_by_text("1 of ")).to_be_visible()
+                expect(page.get_by_text("Your answer was read as:")).to_be_visible()
                 shot(page, "3_exam_answer_saved")
                 page.get_by_role("button", name="Submit exam").click()
                 page.get_by_role("button", name="Yes, submit my exam").click()

@@ -123,3 +123,19 @@ def test_list_json():
     rows = json.loads(run("list", "--json").stdout)
     kinds = {r["kind"] for r in rows}
     assert kinds == {"skill", "assessment", "spec"}
+
+
+def test_mark_takes_precision_units_and_variables_and_shows_the_reading():
+    r = run("mark", "--method", "numeric_tolerance", "--expected", "9.81", "--units", "m/s^2",
+            "--significant-figures", "3", "--answer", "9.810 m s-2", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert not data["correct"] and data["valid"] and data["read_as"] == "9.810 m/s^2"
+    assert data["feedback"] == "Your value is right, but give it to 3 significant figures."
+    r = run("mark", "--method", "algebraic_equivalence", "--expected", "a*b*c", "--variable", "a", "--variable", "b",
+            "--variable", "c", "--answer", "abc", "--json")
+    data = json.loads(r.stdout)
+    assert data["correct"] and data["notes"] == ["abc was read as a times b times c."]
+    r = run("mark", "--method", "numeric_tolerance", "--expected", "1.5", "--significant-figures", "twenty",
+            "--answer", "1.5")
+    assert r.returncode != 0 and "significant_figures" in r.stderr and "Traceback" not in r.stderr

@@ -80,7 +80,11 @@ def test_session_commands_drive_a_practice_session(tmp_path: Path):
     db = str(tmp_path / "s.duckdb")
     sid, q = start_practice(db, "Nat 4", "zoe")
     answered = send_answer(db, sid, q, "no idea")
-    assert answered["feedback"]["correct"] is False and answered["feedback"]["correct_answer"]
+    if "reading" in answered:   # a question that cannot read words: nothing counted, the question still waits
+        assert answered["reading"]["valid"] is False and answered["reading"]["problem"]
+        assert answered["stage"] == "question" and answered["stats"]["total"] == 0
+        answered = send_answer(db, sid, q, q["options"][0] if q["options"] else "99999")
+    assert answered["feedback"]["correct_answer"]
     following = json.loads(run("session", "do", sid, "next", "--db", db, "--json").stdout)
     assert following["question"]["id"] != q["id"]
     view = json.loads(run("session", "view", sid, "--db", db, "--json").stdout)
@@ -116,3 +120,42 @@ def test_a_typed_answer_reaches_the_marker_as_text(tmp_path: Path):
     sid, q = start_practice(db, "Nat 5", "tia")
     answered = send_answer(db, sid, q, "42")
     assert answered["feedback"]["answer"] == "42"    # the text typed, not the integer 42
+
+
+@pytest.mark.parametrize("method, expected, answer, read_as", [
+    ("algebraic_equivalence", "2x+3", "3+2x", "3 + 2*x"),
+    ("numeric_tolerance", "2.5", "5/2", "2.5"),
+])
+def test_mark_json_says_how_the_answer_was_read(method, expected, answer, read_as):
+    data = json.loads(run("mark", "--method", method, "--expected", expected, "--answer", answer, "--json").stdout)
+    assert data["valid"] is True and data["correct"] is True
+    assert data["read_as"].replace(" ", "") == read_as.replace(" ", "")
+    assert "read_as_latex" in data and isinstance(data["notes"], list)
+    text = run("mark", "--method", method, "--expected", expected, "--answer", answer)
+    assert text.returncode == 0 and text.stdout.startswith("correct:")
+    assert "read as: " in text.stdout
+
+
+def test_mark_an_unreadable_answer_says_so_and_what_is_wrong_with_it():
+    out = run("mark", "--method", "algebraic_equivalence", "--expected", "2x+3", "--answer", "2*(x+", "--json")
+    data = json.loads(out.stdout)
+    assert out.returncode == 0 and data["valid"] is False and data["read_as"] is None
+    assert data["correct"] is False and data["score"] == 0 and data["feedback"]
+    text = run("mark", "--method", "algebraic_equivalence", "--expected", "2x+3", "--answer", "2*(x+").stdout
+    assert text.startswith("could not be read: 0/1.") and "read as" not in text
+
+
+def test_session_answer_prints_the_reading(tmp_path: Path):
+    db = str(tmp_path / "r.duckdb")
+    start = json.loads(run("session", "start", "lesson", "--db", db, "--arg", 'skills=["SQA.MATH.N5.EXPAND_BRACKETS"]',
+                           "--arg", "cards=1", "--arg", "student=rae", "--json").stdout)
+    sid = start["session_id"]
+    out = run("session", "do", sid, "answer", "--db", db, "--arg", "answer=2*(x+")
+    assert out.returncode == 0, out.stderr
+    assert "could not be read: " in out.stdout and "nothing was counted" in out.stdout
+    view = json.loads(run("session", "view", sid, "--db", db, "--json").stdout)
+    assert view["card"]["attempts_used"] == 0
+    out = run("session", "do", sid, "answer", "--db", db, "--arg", "answer=3x + 99")
+    assert out.returncode == 0 and "\nread as: 3*x + 99" in out.stdout
+    data = json.loads(run("session", "do", sid, "answer", "--db", db, "--arg", "answer=3x + 98", "--json").stdout)
+    assert data["feedback"]["reading"]["read_as"] and data["card"]["attempts_used"] == 2

@@ -39,7 +39,7 @@ def wrong(item, k: int = 0) -> str:
 def answer(runner, sid, right: bool, k: int = 0, **kw) -> dict:
     view = runner.view(sid)
     item = repo.load_item(runner.ctx.store, view["card"]["question"]["id"])
-    text = item.correct_answer if right else wrong(item, k)
+    text = item.typed_answer if right else wrong(item, k)
     return runner.command(sid, "answer", card_index=view["card"]["index"], answer=text, **kw)
 
 

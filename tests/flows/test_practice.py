@@ -7,6 +7,7 @@ import pytest
 
 from core.flows.base import FlowError
 from core.flows.registry import make_runner
+from core.marking import MarkingSpec, mark_answer
 from core.store import Store, repo
 
 
@@ -25,10 +26,22 @@ def answer_current(runner, sid, right: bool) -> dict:
     q = runner.view(sid)["question"]
     item = repo.load_item(runner.ctx.store, q["id"])
     if right:
-        answer = item.correct_answer if not item.options else item.options[item.correct_index]
+        answer = item.typed_answer
     else:
-        answer = "definitely not the answer 123456"
+        answer = readable_wrong(item)
     return runner.command(sid, "answer", item_id=q["id"], answer=answer)
+
+
+def readable_wrong(item) -> str:
+    """A wrong answer the question can read: an unreadable one is not an attempt at all."""
+    if item.options:
+        return next(o for k, o in enumerate(item.options) if k != item.correct_index)
+    spec = MarkingSpec.from_item(item)
+    for guess in ("123456", "x + 123456", "definitely not the answer 123456", "10.12.34.56", "10.12.34.0/24"):
+        result = mark_answer(spec, guess)
+        if result.valid and not result.correct:
+            return guess
+    raise AssertionError(f"no readable wrong answer for {item.id}")
 
 
 def test_ten_question_session_completes(runner):
@@ -80,11 +93,12 @@ def test_question_view_never_carries_the_key(runner):
 def test_same_answer_twice_is_recorded_once(runner):
     sid = runner.start("practice", "dee", {"subject": "Mathematics", "level": "Nat 5", "seed": 4})
     q = runner.view(sid)["question"]
-    runner.command(sid, "answer", item_id=q["id"], answer="7")
-    runner.command(sid, "answer", item_id=q["id"], answer="7")
+    bad = readable_wrong(repo.load_item(runner.ctx.store, q["id"]))
+    runner.command(sid, "answer", item_id=q["id"], answer=bad)
+    runner.command(sid, "answer", item_id=q["id"], answer=bad)
     assert runner.ctx.store.query("SELECT count(*) FROM responses WHERE session_id = ?", [sid])[0][0] == 1
     with pytest.raises(FlowError, match="already been answered"):
-        runner.command(sid, "answer", item_id=q["id"], answer="8")
+        runner.command(sid, "answer", item_id=q["id"], answer=bad + "0")
 
 
 def test_answer_for_a_stale_question_is_refused(runner):
@@ -138,7 +152,6 @@ def test_targeted_outcome_and_unknown_outcome(runner):
 
 
 def test_outcome_with_no_source_is_a_clear_error(runner, library, tmp_path):
-    from core.blueprints.library import Library
     from core.blueprints.loader import parse_text
     spec = parse_text("""spec_id: EMPTY-SPEC
 subject: Geography

@@ -186,6 +186,8 @@ BAD_ROWS = [
     ("numeric without a number", {"item_type": "numeric", "answer": "sixty-three"}, "answer"),
     ("bad difficulty", {"metadata": {"difficulty": "impossible"}}, "metadata.difficulty"),
     ("misspelt field", {"anwser": "63"}, "anwser"),
+    ("answer the marker cannot read", {"item_type": "algebraic", "answer": "2x +* 6", "marks": 1,
+                                       "marking_scheme": None}, "answer"),
 ]
 
 
@@ -327,6 +329,20 @@ def test_import_stores_approved_items_and_skips_stored_duplicates(tmp_path, stor
     repeat = import_bank(store, first)
     assert repeat.questions == [] and repeat.duplicates == [(1, "m1"), (2, "m2")]
     assert repo.count_items(store) == 5
+
+
+def test_a_row_whose_key_the_marker_cannot_use_is_reported_and_not_stored(tmp_path, store):
+    good = {"source": "local", "subject": "Mathematics", "level": "Nat 5", "outcome_id": "MNU-5-02", "marks": "1"}
+    rows = [{**good, "id": "e1", "text": "Expand 2(x + 3).", "item_type": "algebraic", "answer": "2x + 6"},
+            {**good, "id": "e2", "text": "Expand 3(x + 1).", "item_type": "algebraic", "answer": "3x +* 3"}]
+    result = import_bank(store, write_csv(tmp_path, rows))
+    assert [i.id for i in result.questions] == ["e1"]
+    [error] = result.errors
+    assert (error.row, error.field) == (3, "answer")
+    assert "'3x +* 3' is not a readable expression" in error.message and "import the row again" in error.message
+    assert repo.get_item(store, "e1")["status"] == "approved" and repo.get_item(store, "e2") is None
+    with pytest.raises(BankQuestionError, match="not a readable expression"):
+        bank_question_to_item({**good, "text": "Expand 3(x + 1).", "item_type": "algebraic", "answer": "3x +* 3"})
 
 
 # --------------------------------------------------------------------------

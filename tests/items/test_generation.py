@@ -260,5 +260,5 @@ def test_parameters_outside_the_level_are_refused(library):
 def test_student_view_carries_no_key(library):
     it = library.generator("MATH.ARITH.ADD.2DIGIT").generate("medium", 5)
     view = it.student_view()
-    assert set(view) == {"id", "stem", "item_type", "options", "marks", "units", "outcome_ids"}
+    assert set(view) == {"id", "stem", "item_type", "options", "marks", "units", "units_required", "outcome_ids"}
     assert it.explanation not in str(view)

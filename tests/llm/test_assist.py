@@ -206,7 +206,17 @@ def wrong_answer_practice(fake, client, store, library, tutor_reply):
     runner = make_runner(store, library, llm=Assistant(client, library, store))
     sid = runner.start("practice", "amy", {"subject": "Mathematics", "level": "Nat 5", "seed": 4})
     q = runner.view(sid)["question"]
-    return runner, sid, runner.command(sid, "answer", item_id=q["id"], answer="definitely not 98765")
+    return runner, sid, runner.command(sid, "answer", item_id=q["id"], answer=readable_wrong(store, q["id"]))
+
+
+def readable_wrong(store, item_id: str) -> str:
+    """A wrong answer the question can read (one it cannot read is not an answer, so gets no remediation)."""
+    item = repo.load_item(store, item_id)
+    if item.options:
+        return next(o for k, o in enumerate(item.options) if k != item.correct_index)
+    spec = MarkingSpec.from_item(item)
+    return next(g for g in ("98765", "x + 98765", "definitely not 98765")
+                if mark_answer(spec, g).valid and not mark_answer(spec, g).correct)
 
 
 def test_a_wrong_answer_gets_the_tutor_remediation_next_to_cores(fake, client, store, library):
@@ -236,7 +246,8 @@ def test_ask_the_tutor_after_feedback_keeps_the_conversation(fake, client, store
     last = fake.requests[-1]["body"]["messages"]
     assert last[-1]["content"] == "Can I check it another way?"
     assert "Why is my answer wrong?" in [m["content"] for m in last]          # the earlier turn went as context
-    assert "definitely not 98765" in last[1]["content"]                      # the student's answer is context
+    given = runner.state(sid)["last"]["answer"]
+    assert given in last[1]["content"]                                       # the student's answer is context
     runner.forget(sid)
     assert runner.view(sid)["tutor"] == view["tutor"]                        # rebuilt from the stored events
     runner.command(sid, "next")

@@ -178,6 +178,37 @@ def test_stem_that_does_not_show_the_parameters_is_rejected(fake, make_client, a
     assert "operand_1=7" in report["reason"]
 
 
+def test_an_item_whose_key_the_marker_would_not_accept_is_rejected(fake, make_client, add, monkeypatch):
+    from core.items.llm_items import verification
+    monkeypatch.setattr(verification, "item_key_problem",
+                        lambda item: "the marker does not accept the answer key '12' as right (a test)")
+    fake.push(completion(good()))
+    item, report = generate_llm_item(make_client(), add, "medium", "s1")
+    assert item is None
+    assert report["checks"][-1] == {"name": "key_marks_right", "ok": False, "detail": report["reason"]}
+    assert report["reason"].startswith("the item cannot be approved: the marker does not accept")
+
+
+def test_a_stored_llm_item_is_approved_only_while_its_key_is_the_blueprints(fake, make_client, add, store):
+    import dataclasses
+
+    from core.items import review
+    from core.store import repo
+    fake.push(completion(good()))
+    item, report = generate_llm_item(make_client(), add, "medium", "s1")
+    assert report["checks"][-1] == {"name": "key_marks_right", "ok": True,
+                                    "detail": "the marker reads core's key and marks it right"}
+    store_llm_items(store, [item], [report])
+    repo.save_blueprint(store, load_file(ADD))
+    other = next(i for i, o in enumerate(item.options) if i != item.correct_index)
+    swapped = dataclasses.replace(item, id="llm_swapped", correct_index=other, correct_answer=item.options[other])
+    repo.insert_items(store, [swapped], status="draft")
+    with pytest.raises(review.ReviewError, match="is not what the blueprint computes for these parameters \\(12\\)"):
+        review.approve(store, [item.id, swapped.id])
+    assert get_item(store, item.id)["status"] == "draft"
+    assert review.approve(store, [item.id]) == 1 and get_item(store, item.id)["status"] == "approved"
+
+
 @pytest.mark.parametrize("answer, check, words", [
     (good(2, 4), "level_constraints", "constraints of level 'medium'"),
     (dict(good(), parameters={"operand_1": 12, "operand_2": 5}), "parameters_in_range", "operand_1=12"),

@@ -31,6 +31,8 @@ def exam_report(store: Store, class_code: Optional[str] = None) -> dict[str, Any
     rows = []
     for r in results.itertuples():
         for q in (r.questions or {}).values():
+            if q.get("unmarked"):
+                continue   # not marked, so no evidence about the student either way
             rows.append({"student": r.student, "form": f"{r.subject} {r.level}", "item_id": f"Q{q['number']:02d}",
                          "correct": bool(q["correct"]), "score": q["marks_awarded"], "max_score": q["marks"],
                          "created_at": r.submitted_at})
@@ -42,5 +44,7 @@ def exam_report(store: Store, class_code: Optional[str] = None) -> dict[str, Any
         forms.append({"form": form, **item_stats.reliability(matrix[common]),
                       "positions_left_out": int(len(matrix.columns) - len(common))})
     reliability = pd.DataFrame(forms)
-    table = results[["name", "subject", "level", "submitted_at", "marks_awarded", "total_marks", "percent", "grade"]]
+    table = results[["name", "subject", "level", "submitted_at", "marks_awarded", "total_marks", "percent", "grade"]].copy()
+    # Why a result's total is short of the paper's: questions that could not be marked and were left out.
+    table["notes"] = [" ".join(n) for n in results["notes"]]
     return {"results": table, "grades": grades, "sections": sections, "reliability": reliability}

@@ -147,18 +147,60 @@ class Tolerance(Strict):
         return self
 
 
+StepMethod = Literal["numeric_tolerance", "exact_match", "algebraic_equivalence"]
+# Methods whose final answer a student types, so the question can ask for its steps too.
+STEPPED_METHODS = ("numeric_tolerance", "exact_match", "algebraic_equivalence")
+
+
 class MarkingCriterion(Strict):
+    """One step of the marking scheme.
+
+    With ``answer`` (a formula over the parameters and computed values) the
+    step has its own key and the student gets an answer box for it; ``name``
+    lets later steps' ``follow_through`` formulas use the student's own value
+    for this step, so a later step that follows correctly from an earlier
+    wrong value still earns its mark.
+    """
+
     step: str
     marks: int = Field(ge=1, le=20)
     gap_tag: Optional[str] = None
     description: Optional[str] = None
+    answer: Optional[str] = None
+    name: Optional[str] = None
+    follow_through: Optional[str] = None
+    method: Optional[StepMethod] = None
+    tolerance: Optional[Tolerance] = None
+
+    @field_validator("name")
+    @classmethod
+    def _identifier(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and (not value.isidentifier() or value.startswith("_")):
+            raise ValueError(f"name {value!r} must be a plain identifier (letters, digits, '_'; "
+                             f"not starting with '_' or a digit)")
+        return value
+
+    @model_validator(mode="after")
+    def _needs_answer(self) -> "MarkingCriterion":
+        if self.answer is None:
+            for field in ("follow_through", "method", "tolerance"):
+                if getattr(self, field) is not None:
+                    fail(field, "applies only to a step with its own 'answer'")
+        if self.tolerance is not None and self.method not in (None, "numeric_tolerance"):
+            fail("tolerance", "applies only to the numeric_tolerance method")
+        return self
 
 
 class Evaluation(Strict):
     method: EvaluationMethod
     tolerance: Optional[Tolerance] = None
-    significant_figures: Optional[int] = Field(default=None, ge=1, le=10)
-    required_form: Literal["any", "simplified", "factorised", "expanded"] = "any"
+    # 3 (exactly), [4, 3] (written to 4, right to 3), [3, -1] or "at least 3", "2-4" (a range)
+    significant_figures: Optional[Union[int, list[int], str]] = None
+    decimal_places: Optional[int] = Field(default=None, ge=0, le=10)
+    required_form: Literal["any", "simplified", "factorised", "expanded", "fraction", "decimal"] = "any"
+    variables: list[str] = Field(default_factory=list)      # names an answer may use beyond the key's
+    assume_positive: bool = False                            # sqrt(x^2) = x only when this is declared
+    units_exact: bool = False                                # the answer must use the item's exact units
     accepted_answers: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)
     min_keywords: Optional[int] = Field(default=None, ge=1)
@@ -176,7 +218,40 @@ class Evaluation(Strict):
             fail("tolerance", "applies only to the numeric_tolerance method")
         if self.min_keywords is not None and self.min_keywords > len(self.keywords):
             fail("min_keywords", f"is {self.min_keywords} but only {len(self.keywords)} keywords are listed")
+        self._check_steps()
         return self
+
+    def _check_steps(self) -> None:
+        """Step answers: unique names, and follow-through only where a number can be recomputed."""
+        names: dict[str, int] = {}
+        for i, c in enumerate(self.marking_criteria):
+            where = f"marking_criteria.{i}"
+            if c.name is not None:
+                if c.name in names:
+                    fail(f"{where}.name", f"'{c.name}' is already the name of step {names[c.name] + 1}")
+                names[c.name] = i
+            if c.answer is None:
+                continue
+            if self.method not in STEPPED_METHODS:
+                fail(f"{where}.answer", f"step answers need a typed final answer; the '{self.method}' method "
+                                        f"cannot ask for steps")
+            method = c.method or self.method
+            if c.tolerance is not None and method != "numeric_tolerance":
+                fail(f"{where}.tolerance", "applies only to the numeric_tolerance method")
+            if c.follow_through is not None and method != "numeric_tolerance":
+                fail(f"{where}.follow_through", "recomputes a number, so the step needs the numeric_tolerance "
+                                                "method (set 'method' on the step)")
+
+    def step_indexes(self) -> list[int]:
+        """The criteria with their own answer, in order (the answer boxes; the last is the final answer)."""
+        return [i for i, c in enumerate(self.marking_criteria) if c.answer is not None]
+
+    @field_validator("significant_figures")
+    @classmethod
+    def _figures(cls, value):
+        from core.marking.precision import sig_fig_rule
+        sig_fig_rule(value)      # raises ValueError naming what is wrong
+        return value
 
     def total_marks(self) -> int:
         if self.marks is not None:

@@ -13,6 +13,7 @@ from core.items.banks.numbers import _answer_format, _numeric_answer_type, parse
 from core.items.banks.reports import BankQuestionError, RowError
 from core.items.banks.row_formula import _formula
 from core.items.generator import Item, jsonable, normalise_text
+from core.marking import item_key_problem
 
 _LEVELS = {
     "nat3": "Nat 3", "n3": "Nat 3", "national3": "Nat 3",
@@ -254,7 +255,7 @@ def _build(row: _Row, forced_source: Optional[str]) -> Optional[Item]:
     computed = dict(formula[1]) if isinstance(formula, tuple) else {}
     if meta:
         computed["metadata"] = jsonable(meta)  # year, paper, author: nowhere else on an Item keeps them
-    return Item(
+    item = Item(
         id=qid or "bank_" + key, blueprint_id=None, blueprint_version=None, blueprint_hash="",  # type: ignore[arg-type]
         source=source, seed="", difficulty_level=difficulty, difficulty_value=DIFFICULTY_VALUES[difficulty],
         item_type=item_type, stem=text, options=list(options),
@@ -271,6 +272,13 @@ def _build(row: _Row, forced_source: Optional[str]) -> Optional[Item]:
         subject=subject, level=_level(level), outcome_ids=[outcome_id], skill_ids=[],
         calculator=meta.get("calculator", "optional"), content_key=key, status="approved",
     )
+    problem = item_key_problem(item)
+    if problem is not None:
+        # Stored approved, such a key would mark every student wrong: the row is left out, like any bad row.
+        row.error("answer", f"{problem.rstrip('.')}; correct the answer (or the method) so the marker can use it, "
+                            f"then import the row again.")
+        return None
+    return item
 
 
 def _answer_value(answer: str, answer_type: str) -> Any:

@@ -11,9 +11,9 @@ import string
 from typing import Any, Optional
 
 from core.blueprints.compiler import display_value
-from core.items.generator import (GenerationError, Item, SkillGenerator, content_key, format_value, jsonable,
-                                  normalise_text)
+from core.items.generator import GenerationError, Item, SkillGenerator, content_key, jsonable, normalise_text
 from core.items.llm_items.prompt import LLMItem
+from core.marking import item_key_problem
 
 LLM_DISTRACTOR = "llm_distractor"
 _FIELD_BOUNDARY = r"(?<![0-9A-Za-z.])", r"(?![0-9A-Za-z]|\.[0-9])"
@@ -123,7 +123,7 @@ def verify_llm_item(generator: SkillGenerator, level: str, seed: Any, llm: LLMIt
                 f"the parameters meet the constraints of level '{level}'" if meets else
                 f"the parameters do not meet the constraints of level '{level}' ({'; '.join(constraints)})")
 
-        core_key = format_value(env["answer"], g.answer_type, g.answer_decimals, True, "answer_formula")
+        core_key = generator.key_text(env)
         report["core_key"] = core_key
         agrees = _same(llm.correct_answer, core_key)
         c.check("key_recomputed", agrees,
@@ -153,6 +153,10 @@ def verify_llm_item(generator: SkillGenerator, level: str, seed: Any, llm: LLMIt
             misconceptions={t: text for t, text in base.misconceptions.items() if normalise_text(text) in in_options},
             content_key=content_key(bp.skill_id, params), status="draft",
         )
+        problem = item_key_problem(item)
+        c.check("key_marks_right", problem is None,
+                "the marker reads core's key and marks it right" if problem is None else
+                f"the item cannot be approved: {problem}")
     except _Rejected as exc:
         report["reason"] = str(exc)
         return None, report

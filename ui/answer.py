@@ -1,0 +1,98 @@
+"""The answer box the student pages share: a typed answer is previewed as it will be read before it counts.
+
+A typed answer sits in a plain text input (no form), so pressing Enter or
+clicking away reruns the page and the preview appears under it: "Your answer
+was read as: ..." (as maths when there is LaTeX), with notes, or what could
+not be read. The check button stays disabled while the answer cannot be read,
+and an answer counts only once the student has seen how it was read. Options
+are chosen in a form, as before: there is nothing to read.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import streamlit as st
+
+from core.flows.preview import preview_item
+from ui import shared
+
+HINT = "Type your answer and press Enter to see how it is read."
+NOT_COUNTED = "It has not been counted: correct it and check again."
+SAVED_AS_TYPED = "It is saved as you typed it; if you hand it in like this, it is marked as it stands."
+
+
+def reading_for(item_id: str, text: Any) -> dict:
+    """How a typed answer to a question on screen is read (core's answer preview)."""
+    who = shared.user() or {}
+    return preview_item(shared.runner().ctx.store, item_id, "" if text is None else text, who.get("user"))
+
+
+def _as_maths(reading: dict) -> str:
+    latex = (reading.get("latex") or "").strip()
+    if latex and "$" not in latex and "\n" not in latex:
+        return f"${latex}$"
+    return f"**{shared.plain(reading.get('read_as') or reading.get('answer') or '')}**"
+
+
+def show_reading(reading: Optional[dict], unreadable: str = NOT_COUNTED, hint: bool = True) -> None:
+    """The preview: how the answer was read and notes on it, or why it could not be read."""
+    if not reading or reading.get("empty"):
+        if hint:
+            st.caption(HINT)
+        return
+    if reading.get("valid"):
+        st.markdown(f"Your answer was read as: {_as_maths(reading)}")
+        for note in reading.get("notes") or []:
+            st.caption(shared.plain(note))   # notes may quote what was typed: shown as written
+    else:
+        problem = shared.plain(reading.get("problem") or "").strip()
+        st.warning(" ".join(part for part in ("Your answer could not be read.", problem, unreadable) if part))
+
+
+def read_as_line(reading: Optional[dict]) -> None:
+    """After marking: one line saying how the answer was read (nothing when there was nothing to read)."""
+    if reading and reading.get("valid") and reading.get("read_as") is not None:
+        st.markdown(f"Read as: {_as_maths(reading)}")
+
+
+def answer_label(prefix: str, question: dict) -> str:
+    """'Your answer, with its units (cm)' where units must be typed; 'Your answer (in £)' where not."""
+    units = question.get("units")
+    if question.get("units_required"):
+        return f"{prefix}, with its units ({units})"
+    return prefix + (f" (in {units})" if units else "")
+
+
+def answer_box(question: dict, key: str, button: str, default: Any = None) -> tuple[bool, Any]:
+    """The answer widget and its button; returns (submitted, answer).
+
+    Typed answers return submitted only when the answer can be read and the
+    student has already seen that reading (a changed answer is shown first).
+    """
+    if question["options"]:
+        with st.form(f"{key}_form"):
+            index = question["options"].index(default) if default in question["options"] else None
+            answer = st.radio("Your answer", question["options"], index=index, key=key)
+            submitted = st.form_submit_button(button, type="primary")
+        return submitted, answer
+    if default is not None and key not in st.session_state:
+        st.session_state[key] = default
+    label = answer_label("Your answer", question)
+    text = st.text_input(label, key=key, placeholder=HINT)
+    shown_key = f"{key}__shown"
+    shown_before = st.session_state.get(shown_key)
+    reading = reading_for(question["id"], text)
+    show_reading(reading)
+    st.session_state[shown_key] = text
+    clicked = st.button(button, type="primary", key=f"{key}__go", disabled=not reading["valid"])
+    if not clicked:
+        return False, text
+    if reading["empty"]:
+        st.warning("Type an answer first.")
+        return False, text
+    if not reading["valid"]:
+        return False, text
+    if text != shown_before:
+        st.info(f"Check how your answer was read, then press {button} again.")
+        return False, text
+    return True, text
