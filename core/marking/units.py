@@ -76,10 +76,18 @@ _SI_POWER = re.compile(r"(?<=[A-Za-z])(-?[0-9]+)(?![0-9.])")
 _NAMED = re.compile(r"\s*[A-Za-z][A-Za-z0-9_]{0,11}\s*=\s*")
 
 
+_WORD_POWERS = [(re.compile(r"\b(?:square|sq\.?)\s+([A-Za-z]+)\b"), r"\1^2"),
+                (re.compile(r"\bcubic\s+([A-Za-z]+)\b"), r"\1^3"),
+                (re.compile(r"\b([A-Za-z]+)\s+squared\b"), r"\1^2"), (re.compile(r"\b([A-Za-z]+)\s+cubed\b"), r"\1^3")]
+
+
 def _prepare_units(text: str) -> str:
-    """SI writing read as meant: "v = 12 m s-1" is 12 m s^-1, "78.5 cm2" is 78.5 cm^2."""
+    """SI writing read as meant: "v = 12 m s-1" is 12 m s^-1, "78.5 cm2" is 78.5 cm^2, and so are
+    "78.5 square cm" and "78.5 cm squared"."""
     for a, b in _UNIT_CHARS:
         text = text.replace(a, b)
+    for pattern, replacement in _WORD_POWERS:
+        text = pattern.sub(replacement, text)
     text = _NAMED.sub("", text, count=1) if _NAMED.match(text) else text
     head = _FIRST_NUMBER.search(text)
     if head is None:

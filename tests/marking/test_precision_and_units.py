@@ -60,6 +60,7 @@ def test_precision_rules_are_checked_when_the_question_is_built():
     ("12", "m/s", "43.2 km/h"), ("1000", "m", "1 km"), ("0.4", "l", "400 ml"), ("0.4", "l", "400 cm^3"),
     ("25", "g", "0.025 kg"), ("18", "kJ", "18000 J"), ("3", "kN/mm^2", "3000 N/mm^2"), ("12", "m s^-1", "12 ms^-1"),
     ("12", "m s^-1", "12 m s-1"), ("9.81", "m/s^2", "9.81 m s^-2"), ("2", "h", "120 min"), ("5", "µF", "5 uF"),
+    ("46.2", "cm^2", "46.2 square cm"), ("46.2", "cm^2", "46.2 cm squared"), ("8", "cm³", "8 cubic cm"),
 ])
 def test_equivalent_units_are_converted(key, units, answer):
     assert ok(num(key, units=units), answer), (key, units, answer)
