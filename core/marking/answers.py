@@ -120,7 +120,7 @@ def _expression(text: str, known, decimal_comma: bool, notes: list[str]):
 
 
 _EVERY = {"all", "true", "all real numbers"}
-_NONE = {"none", "false", "no solution", "no solutions", "no real solutions", "{}", "∅"}
+_NONE = {"none", "false", "no solution", "no solutions", "no real solutions"}
 
 
 def _item(text: str, known: Optional[frozenset[str]], decimal_comma: bool, notes: list[str]) -> tuple:

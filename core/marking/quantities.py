@@ -132,11 +132,38 @@ def _quantity_value(q: un.Quantity) -> Value:
 
 def numeric_key_problem(spec: MarkingSpec) -> Optional[str]:
     key = _read_key(spec)
-    return key if isinstance(key, str) else None
+    if isinstance(key, str):
+        return key
+    if isinstance(spec.tolerance_absolute, str):
+        try:
+            _tolerance_in(spec.tolerance_absolute, key)
+        except ValueError as exc:
+            return f"tolerance_absolute '{spec.tolerance_absolute}': {exc}"
+    return None
 
 
-def _tolerances(spec: MarkingSpec) -> tuple[Optional[Fraction], Optional[Fraction]]:
+def _tolerance_in(text: str, key: _Key) -> Fraction:
+    """An absolute tolerance written with units ("5 kJ"), in the key's units; a bare number is in them."""
+    try:
+        q = un.read_quantity(text)
+        value = float(_quantity_value(q))
+    except (_Refused, _Unreadable, ArithmeticError) as exc:
+        raise ValueError(f"it is not a positive number with units ({exc})") from None
+    if value <= 0:
+        raise ValueError("it must be positive")
+    if q.units and key.units and q.units != key.units:
+        converted = un.convert_value(value, q.units, key.units)
+        if converted is None:
+            raise ValueError(f"{q.unit_text} does not measure the same thing as {un.unit_text(key.units)}")
+        value = converted
+    return Fraction(str(value))
+
+
+def _tolerances(spec: MarkingSpec, key: Optional[_Key] = None) -> tuple[Optional[Fraction], Optional[Fraction]]:
     rel, ab = spec.tolerance_relative, spec.tolerance_absolute
+    if isinstance(ab, str):
+        return (Fraction(str(rel)) if rel is not None else None,
+                _tolerance_in(ab, key if key is not None else _Key(Fraction(0), (), None)))
     if rel is None and ab is None:
         rel = DEFAULT_RELATIVE_TOLERANCE
     # str() first: Fraction(0.02) would be the binary float, a hair off 2/100.
@@ -192,7 +219,7 @@ def _judge(spec: MarkingSpec, value: Value, mantissa: Optional[str], decimal: bo
             return "form", f"Your value is right, but give it to {rounded}."
         return "wrong", "Not the correct answer." if written == places else \
             f"Not the correct answer, and give it to {rounded}."
-    rel, ab = _tolerances(spec)
+    rel, ab = _tolerances(spec, key)
     if not _within(value, key.value, rel, ab):
         return "wrong", _outside(rel, ab, unit)
     if rule is not None and mantissa is not None and key.number is not None and key.number.mantissa:

@@ -88,6 +88,8 @@ def same_condition(student: tuple, key: tuple) -> Optional[bool]:
     """True/False when both are conditions on the same single unknown; None when this does not apply."""
     if not (_has_condition(student) or _has_condition(key)):
         return None
+    if any(a[0] in ("set", "list") and not a[1] for a in (student, key)):
+        return None         # an empty set is a set, not a condition
     ds, dk = _differences(student), _differences(key)
     if ds is None or dk is None:
         return None
@@ -134,7 +136,7 @@ def _on_curve(diffs: list[Node], names: list[str]) -> list[dict]:
         for solve_for in names:
             others = [n for n in names if n != solve_for]
             v = sp.Symbol(solve_for, real=True)
-            for i, env in enumerate(evaluation.samples(set(others))[:6]):
+            for env in evaluation.samples(set(others)):     # positive and mixed-sign points
                 try:
                     fixed = expr.subs({sp.Symbol(n, real=True): sp.Rational(str(env[n])) for n in others})
                     poly = sp.Poly(fixed, v)

@@ -71,6 +71,8 @@ class MarkingSpec:
             raise MarkingSpecError(f"marks must be a whole number of at least 0, got {self.marks!r}")
         for name in ("tolerance_relative", "tolerance_absolute"):
             value = getattr(self, name)
+            if name == "tolerance_absolute" and isinstance(value, str) and self.method == "numeric_tolerance":
+                continue        # a tolerance with units ("5 kJ"), read with the key in quantities
             if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise MarkingSpecError(f"{name} must be a positive number, got {value!r}")
         try:

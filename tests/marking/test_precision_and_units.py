@@ -112,3 +112,11 @@ def test_a_rounded_decimal_of_a_fraction_key_is_right_unless_a_fraction_is_asked
     assert not ok(MarkingSpec("exact_match", "-32/9"), "-3.5")
     r = mark_answer(MarkingSpec("exact_match", "-32/9", required_form="fraction"), "-3.5556")
     assert not r.correct and r.feedback == "Your value is right, but give your answer as a fraction."
+
+
+def test_an_absolute_tolerance_may_carry_units():
+    spec = num("-123", units="kJ", tolerance_absolute="5 kJ")
+    assert ok(spec, "-126000 J") and not ok(spec, "-129000 J")
+    assert ok(num("1.2", units="kg", tolerance_absolute="100 g"), "1.1 kg")
+    with pytest.raises(MarkingSpecError):
+        num("1.2", units="kg", tolerance_absolute="100 s")
