@@ -13,7 +13,7 @@ from typing import Optional
 from core.marking import evaluation
 from core.marking.expressions import Node, _variables
 
-_SPREAD = [k / 4 for k in range(-200, 201)] + [-1000.5, -123.25, 123.25, 1000.5]
+_SPREAD = [k / 2 for k in range(-60, 61)] + [-1000.5, -123.25, -47.75, 47.75, 123.25, 1000.5]
 _MAX_BOUNDARIES = 40
 
 
@@ -136,7 +136,8 @@ def _on_curve(diffs: list[Node], names: list[str]) -> list[dict]:
         for solve_for in names:
             others = [n for n in names if n != solve_for]
             v = sp.Symbol(solve_for, real=True)
-            for env in evaluation.samples(set(others)):     # positive and mixed-sign points
+            chosen = evaluation.samples(set(others))[:4]
+            for env in chosen + [{n: -v for n, v in e.items()} for e in chosen]:   # both signs
                 try:
                     fixed = expr.subs({sp.Symbol(n, real=True): sp.Rational(str(env[n])) for n in others})
                     poly = sp.Poly(fixed, v)
