@@ -36,6 +36,7 @@ class Context:
     library: Library
     source: QuestionSource
     clock: Callable[[], float] = time.time
+    class_settings: dict = dataclasses.field(default_factory=dict)   # student -> (writes decimal commas, when read)
 
     @classmethod
     def create(cls, store: Store, library: Library, llm: Any = None, clock: Callable[[], float] = time.time) -> "Context":
@@ -88,10 +89,18 @@ class Flow:
         return item
 
     def decimal_comma(self, state: dict) -> bool:
-        """Whether the student's class writes decimals with a comma (3,5), so answers are read that way."""
+        """Whether the student's class writes decimals with a comma (3,5), so answers are read that way.
+        Looked up once a minute per student: a class's setting rarely changes mid-lesson."""
         from core.store import school
         student = state.get("student")
-        return bool(student) and school.decimal_comma_for(self.ctx.store, student)
+        if not student:
+            return False
+        now = time.monotonic()
+        known = self.ctx.class_settings.get(student)
+        if known is None or now - known[1] > 60:
+            known = (school.decimal_comma_for(self.ctx.store, student), now)
+            self.ctx.class_settings[student] = known
+        return known[0]
 
     @staticmethod
     def see(step: Step, item: Item, outcome_id: Optional[str]) -> None:

@@ -56,6 +56,7 @@ def registry():
     return pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
 
 
+@functools.lru_cache(maxsize=256)
 def physical(units_text: Optional[str]) -> bool:
     """Whether a question's stated units are physical units the answer must carry."""
     if not units_text or not units_text.strip() or _NOT_PHYSICAL.fullmatch(units_text):
@@ -127,6 +128,7 @@ def resplit(units: tuple, target: tuple) -> Optional[tuple]:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
 def read_quantity(text: str, decimal_comma: bool = False) -> Quantity:
     """A number times units; raises _Unreadable (or _Refused) with a sentence for the student."""
     prepared = _prepare_units(text)
@@ -195,6 +197,7 @@ def _is_decimal(node: Node) -> bool:
     return len(plain) == 1 and len(plain) + len(tens) == len(node[1]) + len(node[2])
 
 
+@functools.lru_cache(maxsize=512)
 def _pint_unit(units: tuple):
     ureg = registry()
     import pint
