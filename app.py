@@ -1,32 +1,36 @@
 """Teacher workbench: entry point (page config, sign-in and the navigation each role may see)."""
 import streamlit as st
 
-from ui import shared
+from ui import shared, signed_in
+
+SIGN_OUT = ("pages/sign_out.py", "Sign out", "🚪")
+SIGNED_OUT = {"": [("pages/sign_in.py", "Sign in", "🔑"), (*SIGN_OUT, "hidden")]}
+TEACHER = {
+    "Teach": [("pages/home.py", "Home", "🏠"),
+              ("pages/teacher_blueprints.py", "Blueprints", "📐"),
+              ("pages/teacher_generate.py", "Generate", "⚙️"),
+              ("pages/teacher_review.py", "Review", "✅"),
+              ("pages/teacher_exams.py", "Exams", "📝"),
+              ("pages/teacher_class.py", "Class", "👥"),
+              ("pages/teacher_analytics.py", "Analytics", "📊")],
+    "Account": [("pages/teacher_settings.py", "Settings", "🔧"), SIGN_OUT],
+}
+STUDENT = {
+    "Learn": [("pages/student_practice.py", "Practice", "🎯"),
+              ("pages/student_exam.py", "Mock exam", "📝"),
+              ("pages/student_progress.py", "My progress", "📈")],
+    "Account": [SIGN_OUT],
+}
 
 st.set_page_config(page_title="Teacher Workbench", page_icon="📐", layout="wide")
-wb = shared.workbench()  # opens the database, filling it with the shipped blueprints on first run
-shared.demo_ready(wb)
-
-who = shared.user()
-sign_out = st.Page("pages/sign_out.py", title="Sign out", icon="🚪")
-if who is None:
-    pages = [st.Page("pages/sign_in.py", title="Sign in", icon="🔑", default=True)]
-elif who["role"] == "teacher":
-    pages = {
-        "Teach": [st.Page("pages/home.py", title="Home", icon="🏠", default=True),
-                  st.Page("pages/teacher_blueprints.py", title="Blueprints", icon="📐"),
-                  st.Page("pages/teacher_generate.py", title="Generate", icon="⚙️"),
-                  st.Page("pages/teacher_review.py", title="Review", icon="✅"),
-                  st.Page("pages/teacher_exams.py", title="Exams", icon="📝"),
-                  st.Page("pages/teacher_class.py", title="Class", icon="👥"),
-                  st.Page("pages/teacher_analytics.py", title="Analytics", icon="📊")],
-        "Account": [st.Page("pages/teacher_settings.py", title="Settings", icon="🔧"), sign_out],
-    }
-else:
-    pages = {
-        "Learn": [st.Page("pages/student_practice.py", title="Practice", icon="🎯", default=True),
-                  st.Page("pages/student_exam.py", title="Mock exam", icon="📝"),
-                  st.Page("pages/student_progress.py", title="My progress", icon="📈")],
-        "Account": [sign_out],
-    }
-st.navigation(pages).run()
+try:
+    wb = shared.workbench()  # opens the database, filling it with the shipped blueprints on first run
+    shared.demo_ready(wb)
+    # The signed-in user, brought back from the page's address after a reload or in another tab.
+    who = signed_in.current_user(wb.store, shared.secrets())
+    sections = SIGNED_OUT if who is None else TEACHER if who["role"] == "teacher" else STUDENT
+    # Only the role's own pages exist in its navigation (the access control); every other address is a
+    # hidden page that shows the sign-in form or the role's first page, never "Page not found".
+    st.navigation(signed_in.navigation(sections, [SIGNED_OUT, TEACHER, STUDENT], who is not None)).run()
+except shared.STORAGE_FAILURES as exc:  # a full disk, a damaged file, a file held by another program
+    shared.storage_failed(exc)

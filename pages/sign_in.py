@@ -1,4 +1,4 @@
-"""Sign in: students with their class code and name, teachers with the passcode."""
+"""Sign in: students with their class code, name and (where the class uses them) PIN; teachers with the passcode."""
 import streamlit as st
 
 from core.school.auth import sign_in_student, sign_in_teacher
@@ -11,9 +11,12 @@ with student_tab:
     with st.form("student_sign_in"):
         code = st.text_input("Class code", placeholder="e.g. DEMO-N5", key="student_code")
         name = st.text_input("Your name", placeholder="as on your teacher's class list", key="student_name")
+        pin = st.text_input("PIN", type="password", key="student_pin", max_chars=20,
+                            placeholder="only if your teacher gave you a PIN slip")
         go = st.form_submit_button("Sign in", type="primary", key="student_go")
     if go:
-        result = sign_in_student(wb.store, code, name)
+        with st.spinner("Signing in…"):
+            result = sign_in_student(wb.store, code, name, pin, client=shared.client())
         if result.ok:
             st.session_state["user"] = {"role": "student", "user": result.user, "name": result.display_name,
                                         "class_code": result.class_code}
@@ -25,7 +28,8 @@ with teacher_tab:
         passcode = st.text_input("Passcode", type="password", key="teacher_passcode")
         go = st.form_submit_button("Sign in", type="primary", key="teacher_go")
     if go:
-        result = sign_in_teacher(wb.store, passcode, secrets=shared.secrets())
+        with st.spinner("Signing in…"):
+            result = sign_in_teacher(wb.store, passcode, client=shared.client(), secrets=shared.secrets())
         if result.ok:
             st.session_state["user"] = {"role": "teacher", "user": "teacher", "name": "Teacher"}
             st.rerun()

@@ -1,7 +1,9 @@
-"""Sign out: forget everything about this browser session."""
+"""Sign out: end the sign-in everywhere (the token in the address stops working) and forget this browser session."""
 import streamlit as st
 
+from ui import shared, signed_in
+
 if st.session_state.get("user"):
-    st.session_state.clear()
+    signed_in.sign_out(shared.workbench().store, shared.secrets())
     st.rerun()
 st.info("You are signed out. Sign in again from the Sign in page.")

@@ -1,16 +1,22 @@
-"""Analytics: class overview, mastery, one student, items and blueprints (IRT-lite), exam results."""
+"""Analytics: class overview, mastery, one student, items and blueprints (IRT-lite), exam results.
+
+A calibration runs as a background job in a worker process, so other users' pages stay quick.
+"""
 import streamlit as st
 
 from core.analytics import reports
 from core.analytics.calibration import CalibrationError, icc_frame, level_order
+from core.jobs import tasks
 from core.store import school
 from ui import analytics_views as view
-from ui import shared
+from ui import jobs, shared
 
 shared.require("teacher")
 shared.teacher_banner()
 wb = shared.workbench()
 lib = wb.library
+CALIBRATION = "an_cal_job"
+jobs.runner()   # starts the worker server now, so the first job does not wait for it
 
 st.title("Analytics")
 classes = school.list_classes(wb.store)
@@ -67,16 +73,17 @@ with items_tab:
         whose = cols[2].selectbox("Answers of", ["this class", "everyone"], key="an_whose")
         go = st.form_submit_button("Run calibration", type="primary")
     if go:
-        bar = st.progress(0.0, text="Starting…")
-        try:
-            result, run_id = reports.run_calibration(wb.store, model, unit_level,
-                                                     code if whose == "this class" else None,
-                                                     progress=lambda f, t: bar.progress(f, text=t))
-        except CalibrationError as exc:
-            bar.empty()
-            shared.error(exc)
-        else:
-            bar.empty()
+        with st.spinner("Loading the answers…"):
+            frame = tasks.calibration_responses(wb.store, code if whose == "this class" else None)
+        jobs.start(CALIBRATION, tasks.calibrate, frame, model, unit_level, label="Calibrating",
+                   limit=tasks.TIME_LIMITS["calibrate"], running=f"Calibrating {len(frame):,} answers…",
+                   advice="Calibrate one class, or by blueprint level rather than by item.",
+                   finish=lambda result: tasks.store_calibration(wb.store, result))
+    calibrated = jobs.follow(CALIBRATION, "Calibrating…")
+    if calibrated is not None:
+        ok, found = jobs.result(calibrated, CalibrationError)
+        if ok:
+            result, run_id = found
             st.success(f"Calibrated {result.n_responses:,} answers into {len(result.parameters)} units in "
                        f"{result.seconds:.2f} s ({run_id}).")
     run, params = reports.latest_parameters(wb.store)

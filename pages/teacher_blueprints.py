@@ -1,16 +1,25 @@
-"""Blueprints: the library as a tree; open one (or a template), validate, preview and save a new version."""
+"""Blueprints: the library as a tree; open one (or a template), validate, preview and save a new version.
+
+Validating, previewing and saving exercise every difficulty level, which can take a while for a blueprint with
+demanding constraints: they run as background jobs in worker processes, so other users' pages stay quick.
+"""
 import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from core.items import authoring
 from core.blueprints.loader import BlueprintError
-from ui import shared
+from core.items import authoring
+from core.jobs import JobError, tasks
+from ui import jobs, shared
 
 shared.require("teacher")
 shared.teacher_banner()
 wb = shared.workbench()
 lib = wb.library
+CHECK, SAVE, PREVIEW = "bp_job", "bp_save_job", "bp_preview_job"
+jobs.runner()   # starts the worker server now, so the first job does not wait for it
+SLOW = ("Its constraints are probably too hard to meet: widen the parameter ranges or loosen the constraints, "
+        "then validate again.")
 
 
 def show_issues(issues, text: str) -> None:
@@ -57,51 +66,81 @@ text = st.text_area("Blueprint YAML", key="bp_text", height=460,
                     placeholder="Open a blueprint or a template above, or paste YAML here.")
 left, right = st.columns(2)
 if left.button("Validate", key="bp_validate"):
-    with st.spinner("Validating: every difficulty level is exercised…"):
-        st.session_state["bp_checked"] = (text, *authoring.validate_text(text, lib))
+    jobs.start(CHECK, tasks.check_blueprint, text, tasks.library_context(lib), st.session_state.get("bp_seed", 1),
+               label="Validating the blueprint", limit=tasks.TIME_LIMITS["validate"], advice=SLOW,
+               running="Validating: every difficulty level is exercised…")
 if right.button("Save as new version", type="primary", key="bp_save"):
+    opened = st.session_state.get("bp_file")
+    jobs.start(SAVE, tasks.validate, text, tasks.library_context(lib), label="Validating and saving the blueprint",
+               limit=tasks.TIME_LIMITS["validate"], advice=SLOW, tag=text, running="Validating and saving…",
+               finish=lambda checked, text=text, opened=opened: authoring.save_new_version(
+                   text, lib, wb.store, opened=opened, checked=checked))
+
+saving = jobs.follow(SAVE, "Validating and saving…")
+if saving is not None:
     try:
-        with st.spinner("Validating and saving…"):
-            path = authoring.save_new_version(text, lib, wb.store, opened=st.session_state.get("bp_file"))
-        st.session_state["bp_file"] = str(path)
-        st.success(f"Saved as a new version in {path}; the workbench uses it from now on.")
+        path = saving.result()
     except BlueprintError as exc:
         st.error("Not saved: fix these problems first.")
-        show_issues(exc.issues, text)
-    except authoring.AuthoringError as exc:
+        show_issues(exc.issues, saving.tag)
+    except (authoring.AuthoringError, JobError) as exc:
         shared.error(exc)
+    else:
+        st.session_state["bp_file"] = str(path)
+        st.success(f"Saved as a new version in {path}; the workbench uses it from now on.")
+
+checking = jobs.follow(CHECK, "Validating: every difficulty level is exercised…")
+if checking is not None:
+    ok, found = jobs.result(checking)
+    if ok:
+        found["samples"] = {found["seed"]: found["samples"]}
+        st.session_state["bp_checked"] = found
 
 checked = st.session_state.get("bp_checked")
-if not checked or checked[0] != text:
-    if text.strip():
+if not checked or checked["text"] != text:
+    if text.strip() and not jobs.running(CHECK):
         st.caption("Press Validate to check the blueprint and preview what it generates.")
     st.stop()
-_, loaded, issues = checked
-show_issues(issues, text)
+loaded = checked["loaded"]
+show_issues(checked["issues"], text)
 if loaded is None:
     st.stop()
 st.success(f"{authoring.KIND_LABELS[loaded.kind]} {loaded.id} version {loaded.version} is valid.")
-try:
-    if loaded.kind == "skill":
-        bar = st.progress(0.0, text="Counting the distinct items of each level…")
-        sizes = authoring.variant_sizes(loaded, progress=lambda d, t: bar.progress(d / t, text=f"Counted {d} of {t} levels…"))
-        bar.empty()
+if loaded.kind == "skill":
+    if checked["sizes"] is not None:
         st.subheader("Variant space")
-        st.dataframe(pd.DataFrame(sizes)[["level", "difficulty", "shown", "stem_wordings"]]
+        st.dataframe(pd.DataFrame(checked["sizes"])[["level", "difficulty", "shown", "stem_wordings"]]
                      .rename(columns={"shown": "distinct items", "stem_wordings": "stem wordings"}), hide_index=True)
-        st.subheader("Sample items")
-        seed = st.number_input("Sample seed", min_value=0, value=1, step=1, key="bp_seed")
-        for level, items in authoring.preview(loaded, 3, seed).items():
+    if checked["preview_error"]:
+        st.error(checked["preview_error"])
+        st.stop()
+    st.subheader("Sample items")
+    seed = st.number_input("Sample seed", min_value=0, value=1, step=1, key="bp_seed")
+    for _ in range(2):   # what an earlier preview job gave, else a new one for this seed
+        drawn = jobs.follow(PREVIEW, "Drawing sample items…")
+        if drawn is not None and drawn.tag[0] == text:
+            try:
+                checked["samples"][drawn.tag[1]] = drawn.result()
+            except (authoring.AuthoringError, JobError) as exc:   # kept, so it is not tried again on every rerun
+                checked["samples"][drawn.tag[1]] = str(exc)
+        samples = checked["samples"].get(seed)
+        if samples is not None or jobs.running(PREVIEW):
+            break
+        if jobs.start(PREVIEW, tasks.sample_items, loaded, seed, label="Drawing sample items", tag=(text, seed),
+                      limit=tasks.TIME_LIMITS["preview"], advice=SLOW) is None:
+            break
+    if isinstance(samples, str):
+        st.error(samples)
+    if isinstance(samples, dict):
+        for level, items in samples.items():
             st.markdown(f"**{level.capitalize()}**")
             for col, item in zip(st.columns(len(items) or 1), items):
                 with col.container(border=True):
-                    shared.item_card(item.to_dict(), with_key=True)
-    elif loaded.kind == "assessment":
-        st.subheader("Sections")
-        st.dataframe(pd.DataFrame(authoring.assessment_summary(loaded.model)), hide_index=True)
-        mix = pd.DataFrame(authoring.difficulty_mix_rows(loaded.model))
-        st.plotly_chart(px.bar(mix, x="section", y="items", color="level", title="Difficulty mix per section"))
-    else:
-        st.dataframe(pd.DataFrame([o.model_dump() for o in loaded.model.outcomes]), hide_index=True)
-except authoring.AuthoringError as exc:
-    shared.error(exc)
+                    shared.item_card(item, with_key=True)
+elif loaded.kind == "assessment":
+    st.subheader("Sections")
+    st.dataframe(pd.DataFrame(authoring.assessment_summary(loaded.model)), hide_index=True)
+    mix = pd.DataFrame(authoring.difficulty_mix_rows(loaded.model))
+    st.plotly_chart(px.bar(mix, x="section", y="items", color="level", title="Difficulty mix per section"))
+else:
+    st.dataframe(pd.DataFrame([o.model_dump() for o in loaded.model.outcomes]), hide_index=True)

@@ -1,9 +1,13 @@
-"""Generate: draft items for the review queue, by formula or LLM from skill blueprints, or by the LLM pipeline."""
+"""Generate: draft items for the review queue, by formula or LLM from skill blueprints, or by the LLM pipeline.
+
+Generating runs as a background job (formula: a worker process; LLM: a thread), so other users' pages stay quick.
+"""
 import pandas as pd
 import streamlit as st
 
 from core.items import authoring
-from ui import pipeline_form, shared
+from core.jobs import tasks
+from ui import jobs, pipeline_form, shared
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -12,6 +16,9 @@ lib = wb.library
 DEFAULT_MIX = {"easy": 30, "medium": 50, "hard": 20}
 
 FORMULA, LLM_ITEMS, PIPELINE = "Formula (blueprint)", "LLM (blueprint)", "LLM question pipeline"
+FORMULA_JOB, LLM_JOB = "gen_job", "gen_llm_job"
+SLOW = "Generate fewer items at a time, or widen the ranges of the blueprints that are slow to fill."
+jobs.runner()   # starts the worker server now, so the first job does not wait for it
 
 st.title("Generate items")
 st.caption("Generated items go to the review queue as drafts; students see them only after you approve them.")
@@ -69,33 +76,39 @@ except authoring.AuthoringError as exc:
 st.dataframe(pd.DataFrame(plan, columns=["skill", "level", "items"]), hide_index=True)
 
 if source == LLM_ITEMS and st.button("Generate with the LLM", type="primary", key="gen_llm_go"):
-    bar = st.progress(0.0, text="Asking the LLM…")
-    try:
-        result = authoring.generate_llm_drafts(lib, wb.store, shared.llm_client(), plan, seed,
-                                               progress=lambda d, t: bar.progress(d / t, text=f"{d} of {t} items done…"))
-    except authoring.AuthoringError as exc:
-        shared.error(exc)
-        st.stop()
-    bar.empty()
-    st.success(f"{result['verified']} of {result['requested']} item(s) passed core's checks; "
-               f"{result['stored']} new draft(s) went to the review queue.")
-    for row in result["skipped"]:
-        st.warning(f"{row['skill_id']} ({row['level']}) was skipped: {row['reason']}")
-    if result["rejected"]:
-        st.warning(f"{len(result['rejected'])} item(s) were rejected and not stored:")
-        st.dataframe(pd.DataFrame(result["rejected"])[["skill_id", "level", "seed", "reason"]], hide_index=True)
-    st.page_link("pages/teacher_review.py", label="Open the Review page to approve the drafts", icon="✅")
+    jobs.start(LLM_JOB, tasks.llm_drafts, lib, wb.store, shared.llm_client(), plan, seed, thread=True,
+               label=f"Writing {count} item(s) with the LLM", limit=tasks.TIME_LIMITS["llm"],
+               advice="Drafts of the skills finished before then were kept; ask for fewer items at a time.",
+               running="Asking the LLM…")
 if source == FORMULA and st.button("Generate", type="primary", key="gen_go"):
-    bar = st.progress(0.0, text="Generating…")
-    result = authoring.generate_drafts(lib, wb.store, plan, seed,
-                                       progress=lambda d, t: bar.progress(d / t, text=f"Generated {d} of {t} items…"))
-    bar.empty()
-    st.success(f"{result['stored']} new draft item(s) went to the review queue.")
-    if result["already_stored"]:
-        st.info(f"{result['already_stored']} item(s) were already stored by an earlier run with seed {seed}; "
-                f"change the seed for new ones.")
-    if result["repeats"]:
-        st.warning(f"{result['repeats']} item(s) repeat another: a level ran out of distinct items; widen its ranges.")
-    for row in result["skipped"] + result["failed"]:
-        st.warning(f"{row['skill_id']} ({row['level']}, {row['count']} items) was not generated: {row['reason']}")
-    st.page_link("pages/teacher_review.py", label="Open the Review page to approve the drafts", icon="✅")
+    skills = [lib.skills[sid] for sid in dict.fromkeys(sid for sid, _level, _n in plan) if sid in lib.skills]
+    jobs.start(FORMULA_JOB, tasks.generate_items, skills, plan, seed, tag=seed,
+               label=f"Generating {count} item(s)", limit=tasks.TIME_LIMITS["generate"], advice=SLOW,
+               finish=lambda generated: authoring.store_batches(wb.store, generated), running="Generating…")
+
+written = jobs.follow(LLM_JOB, "Asking the LLM…")
+if written is not None:
+    ok, result = jobs.result(written, authoring.AuthoringError)
+    if ok:
+        st.success(f"{result['verified']} of {result['requested']} item(s) passed core's checks; "
+                   f"{result['stored']} new draft(s) went to the review queue.")
+        for row in result["skipped"]:
+            st.warning(f"{row['skill_id']} ({row['level']}) was skipped: {row['reason']}")
+        if result["rejected"]:
+            st.warning(f"{len(result['rejected'])} item(s) were rejected and not stored:")
+            st.dataframe(pd.DataFrame(result["rejected"])[["skill_id", "level", "seed", "reason"]], hide_index=True)
+        st.page_link("pages/teacher_review.py", label="Open the Review page to approve the drafts", icon="✅")
+generated = jobs.follow(FORMULA_JOB, "Generating…")
+if generated is not None:
+    ok, result = jobs.result(generated, authoring.AuthoringError)
+    if ok:
+        st.success(f"{result['stored']} new draft item(s) went to the review queue.")
+        if result["already_stored"]:
+            st.info(f"{result['already_stored']} item(s) were already stored by an earlier run with seed "
+                    f"{generated.tag}; change the seed for new ones.")
+        if result["repeats"]:
+            st.warning(f"{result['repeats']} item(s) repeat another: a level ran out of distinct items; widen its "
+                       f"ranges.")
+        for row in result["skipped"] + result["failed"]:
+            st.warning(f"{row['skill_id']} ({row['level']}, {row['count']} items) was not generated: {row['reason']}")
+        st.page_link("pages/teacher_review.py", label="Open the Review page to approve the drafts", icon="✅")

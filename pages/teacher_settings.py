@@ -3,6 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from core.llm import ROLES, LLMConfigError, LLMError, clear_settings, save_settings
+from core.llm.settings import saved_key
 from core.store.llm_runs import list_runs
 from ui import shared
 
@@ -27,8 +28,11 @@ with st.form("llm_settings"):
     base_url = st.text_input("Server URL", value=(current.base_url or "") if current else "", disabled=locked,
                              placeholder="https://api.openai.com/v1 or http://localhost:11434/v1 (Ollama)",
                              help="Any OpenAI-compatible server: OpenAI, Ollama, vLLM, LM Studio. Empty means OpenAI.")
+    has_key = status.origin == "settings page" and saved_key(wb.store)
     api_key = st.text_input("API key", type="password", disabled=locked,
-                            help="Stored in the database file. Leave empty to keep the saved key; "
+                            placeholder="a key is saved (it is never shown)" if has_key else "",
+                            help="Kept in a secrets file beside the database, never in the database, its "
+                                 "snapshots or exports, and never shown again. Leave empty to keep the saved key; "
                                  "a local server may need none.")
     model = st.text_input("Model", value=current.model if current else "", disabled=locked,
                           placeholder="gpt-4o-mini")

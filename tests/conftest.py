@@ -10,6 +10,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # The app's periodic snapshot thread would outlive each AppTest; tests publish snapshots explicitly.
 os.environ.setdefault("WORKBENCH_SNAPSHOT_INTERVAL", "0")
+# AppTest never reruns a page on a timer, so a page waits for its background job (validating, generating,
+# calibrating) until the job ends; tests of the page following a job set this to 0.
+os.environ.setdefault("WORKBENCH_JOB_WAIT", "120")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -1,13 +1,18 @@
-"""The question pipeline's settings, run and results (a component of the Generate page)."""
+"""The question pipeline's settings, run and results (a component of the Generate page).
+
+The run is a background job in a thread (its calls wait on the LLM), with a time limit; the page follows it.
+"""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from core.llm.pipeline import DIFFICULTIES, PipelineConfig, PipelineError, run_pipeline, store_accepted
-from ui import shared
+from core.jobs import tasks
+from core.llm.pipeline import DIFFICULTIES, PipelineConfig, PipelineError, store_accepted
+from ui import jobs, shared
 
 LEVELS = ["", "Nat 5", "Higher", "Advanced Higher"]
+JOB = "pl_job"
 
 
 def show(wb, client) -> None:
@@ -28,22 +33,24 @@ def show(wb, client) -> None:
                                             value={"easy": 0.3, "medium": 0.5, "hard": 0.2}[d], key=f"pl_w_{d}")
                    for k, d in enumerate(DIFFICULTIES)}
         go = st.form_submit_button("Run the pipeline", type="primary")
-    if not go:
+    if go:
+        try:
+            config = PipelineConfig.checked(n=int(n), seed=int(seed), max_retries=int(retries),
+                                            schema_prefixes=prefixes, difficulty_weights=weights)
+        except PipelineError as exc:
+            shared.error(exc)
+            return
+        jobs.start(JOB, tasks.pipeline, client, config, thread=True, running="Running the pipeline…",
+                   label=f"The question pipeline ({int(n)} questions)", limit=tasks.TIME_LIMITS["llm"],
+                   advice="Nothing of this run was stored; ask for fewer questions at a time.",
+                   finish=lambda result, level=level: (result, store_accepted(wb.store, result, level or None)))
+    ran = jobs.follow(JOB, "Running the pipeline…")
+    if ran is None:
         return
-    try:
-        config = PipelineConfig.checked(n=int(n), seed=int(seed), max_retries=int(retries), schema_prefixes=prefixes,
-                                        difficulty_weights=weights)
-    except PipelineError as exc:
-        shared.error(exc)
+    ok, found = jobs.result(ran, PipelineError)
+    if not ok:
         return
-    bar = st.progress(0.0, text="Running the pipeline…")
-    try:
-        result = run_pipeline(client, config, progress=lambda d, t, _o: bar.progress(d / t, text=f"{d} of {t} questions done…"))
-    except PipelineError as exc:
-        shared.error(exc)
-        return
-    bar.empty()
-    stored = store_accepted(wb.store, result, level or None)
+    result, stored = found
     stats = result.stats()
     st.success(f"{stats['accepted']} of {stats['items']} question(s) accepted; {stored} new draft(s) went to the "
                f"review queue.")

@@ -3,18 +3,21 @@ process and closed when the server stops), sign-in checks, and small renderers (
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import re
 from typing import Any, Optional
 
+import duckdb
 import streamlit as st
 
 from core.llm.assist import Assistant
-from core.school.auth import teacher_passcode
+from core.school.auth import Client, teacher_passcode
 from core.flows.base import Runner
 from core.flows.registry import make_runner
 from core.llm import LLMClient, LLMSettings, LLMStatus, llm_status, settings_fingerprint
-from core.store import DatabaseBusy, Store, StoreError
+from core.store import Store, StoreError, default_db_path
+from core.store.db import problem_kind, public_message, storage_error
 from core.workbench import Workbench, open_workbench
 
 
@@ -49,14 +52,13 @@ def _runner(db_path: str | None, fingerprint: str = "off", settings_json: str | 
 
 
 def workbench() -> Workbench:
-    """The process's workbench; stops the page with a clear message if the database is unavailable."""
+    """The process's workbench; stops the page with a one-line message if the database is unavailable."""
     try:
         return _open(os.environ.get("WORKBENCH_DB"))
-    except DatabaseBusy as exc:
-        st.error(f"The database is in use by another program. {exc}")
-        st.stop()
-    except StoreError as exc:
-        st.error(str(exc))
+    except STORAGE_FAILURES as exc:
+        if public_message(exc) is None:
+            raise
+        storage_failed(exc, opened=False)
         st.stop()
     raise AssertionError("unreachable")
 
@@ -107,8 +109,30 @@ def user() -> Optional[dict]:
     return st.session_state.get("user")
 
 
+def client() -> Client:
+    """Who is signing in, for slowing down wrong guesses: this browser session and its address when known.
+
+    Streamlit gives no address for a connection from this machine; when that is a reverse proxy, the
+    address it forwards is the last one in X-Forwarded-For (the one the proxy itself added).
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    session = getattr(ctx, "session_id", None)
+    try:
+        address = st.context.ip_address
+        if not address:
+            forwarded = st.context.headers.get("X-Forwarded-For")
+            address = forwarded.split(",")[-1].strip() if isinstance(forwarded, str) else None
+    except Exception:  # noqa: BLE001 - no request behind this run (e.g. a test harness)
+        address = None
+    return Client(session=session if isinstance(session, str) and session else None,
+                  address=address if isinstance(address, str) and address else None)
+
+
 def require(role: str) -> dict:
     """The signed-in user of this role; any other visitor is stopped (navigation hides the page too)."""
+    from ui.signed_in import through_app
+    through_app()  # a page's file started without app.py (the first visit after the server starts)
     who = user()
     if not who or who.get("role") != role:
         st.error("This page is not available to you. Sign in with the right account.")
@@ -126,6 +150,40 @@ def teacher_banner() -> None:
 def error(exc: Exception) -> None:
     """A user-caused error as a sentence, never a stack trace."""
     st.error(str(exc))
+
+
+# What the database or the disk can raise: app.py turns any of them, from any page, into one sentence.
+STORAGE_FAILURES = (StoreError, duckdb.Error, OSError)
+_log = logging.getLogger("workbench")
+
+
+def storage_failed(exc: BaseException, opened: bool = True) -> None:
+    """A database or disk failure as one sentence for the visitor: what happened and what to do.
+
+    The visitor never sees a traceback or a server path; the details go to the
+    server's log for whoever runs the workbench. When the failure left the open
+    database unusable (DuckDB stops after a failed write to a full disk), it is
+    closed, so the next page load opens the file again.
+    """
+    message = public_message(exc)
+    if message is None:
+        raise exc
+    path = os.environ.get("WORKBENCH_DB") or default_db_path()
+    _log.error("%s", storage_error(exc, path), exc_info=problem_kind(exc) is None)
+    st.error(message, icon="⚠️")
+    if not opened:
+        return  # nothing cached: the next page load tries to open it again
+    try:
+        cached = _open(os.environ.get("WORKBENCH_DB"))
+    except STORAGE_FAILURES:
+        return  # not open: the next page load tries again anyway
+    try:
+        cached.store.query("SELECT 1")
+    except (StoreError, duckdb.Error):
+        _open.clear()
+        _runner.clear()
+        _client.clear()
+        cached.store.close()
 
 
 _SPACED_MATHS = re.compile(r"\$\s*([^$\n]+?)\s*\$")

@@ -15,11 +15,13 @@ from typing import Any, Optional
 
 from core.blueprints import helpers
 from core.blueprints.follow_through import check_follow_through
-from core.blueprints.formula import CONSTANTS, FUNCTIONS, Formula, FormulaError, compile_formula
-from core.blueprints.loader import BlueprintError, Issue, LoadedBlueprint, path_text
+from core.blueprints.formula import (CONSTANTS, FUNCTIONS, Formula, FormulaError, TimeBudgetExceeded, compile_formula,
+                                    time_budget)
+from core.blueprints.loader import MAX_ISSUES, BlueprintError, Issue, LoadedBlueprint, path_text
 from core.blueprints.models import DistractorStrategy, MarkingCriterion, SkillBlueprint
 
 RESERVED = {"answer", "distractor", "other_distractors"}
+COMPILE_BUDGET_S = 5.0      # checking all of one blueprint's formulas (their constant parts are evaluated)
 _SPEC = re.compile(r"^[<>^=]?[+\- ]?#?0?\d{0,2}[,_]?(\.\d{1,2})?[bdeEfFgGnoxX%]?$")
 
 
@@ -145,6 +147,11 @@ class CompiledSkill:
 
 def compile_skill(bp: SkillBlueprint, loaded: Optional[LoadedBlueprint] = None, blueprint_hash: str = "") -> CompiledSkill:
     """Compile all formulas and templates; raise BlueprintError listing every problem."""
+    with time_budget(COMPILE_BUDGET_S):
+        return _compile_skill(bp, loaded, blueprint_hash)
+
+
+def _compile_skill(bp: SkillBlueprint, loaded: Optional[LoadedBlueprint], blueprint_hash: str) -> CompiledSkill:
     issues: list[Issue] = []
     file = loaded.file if loaded else bp.skill_id
 
@@ -171,9 +178,13 @@ def compile_skill(bp: SkillBlueprint, loaded: Optional[LoadedBlueprint] = None, 
                 issue(["generation", group, name], f"'{name}' is already defined in {seen[name]}")
             seen[name] = group
 
+    # Values the same for every item: the tables, and computed values that read only tables and each other.
+    # Formula parts that read only these are worked out once, now, so one that fails is found now.
+    constants: dict[str, Any] = dict(g.tables)
+
     def formula(parts: list, source: str, known: set[str]) -> Optional[Formula]:
         try:
-            return compile_formula(source, known)
+            return compile_formula(source, known, constants)
         except FormulaError as exc:
             issue(parts, f"{exc.message} in expression: {source}")
             return None
@@ -184,6 +195,11 @@ def compile_skill(bp: SkillBlueprint, loaded: Optional[LoadedBlueprint] = None, 
         f = formula(["generation", "computed_values", name], source, scope)
         if f is not None:
             computed.append((name, f))
+            if f.names <= constants.keys():
+                try:
+                    constants[name] = f.evaluate(constants)
+                except (FormulaError, TimeBudgetExceeded):
+                    pass        # reported when compiled, or out of time: it is then simply not a known constant
         scope.add(name)
     value_scope = set(scope)
     answer = formula(["generation", "answer_formula"], g.answer_formula, value_scope)
@@ -291,6 +307,9 @@ def compile_skill(bp: SkillBlueprint, loaded: Optional[LoadedBlueprint] = None, 
         units = template(["presentation", "units"], p.units, value_scope - set(g.tables), False)
 
     if issues:
+        if len(issues) > MAX_ISSUES:
+            more = len(issues) - MAX_ISSUES
+            issues = issues[:MAX_ISSUES] + [Issue(file, None, "", f"and {more} more problem(s) not listed")]
         raise BlueprintError(issues)
     assert answer is not None
     return CompiledSkill(

@@ -3,6 +3,11 @@
 Every helper takes plain numbers or text, checks its own inputs and raises
 ValueError with a sentence a teacher can act on; the formula layer turns that
 into a FormulaError naming the expression.
+
+Types and sizes are checked before any work, because the work is often done
+in C code that no deadline can interrupt: ``Fraction("1e99999999")`` builds a
+hundred-million-digit number. A helper that wants a number refuses text, and
+whole numbers and fractions are held to the formula layer's size limit.
 """
 from __future__ import annotations
 
@@ -10,6 +15,62 @@ import math
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
+
+MAX_NUMBER_BITS = 1_024     # the formula layer's limit on whole numbers and on fractions' parts
+MAX_VALUES = 1_000          # the formula layer's limit on a list's length
+MAX_TEXT = 200              # short text: a variable name, a separator, a power written as text
+
+
+def _kind(x: Any) -> str:
+    return "text" if isinstance(x, str) else "true/false" if isinstance(x, bool) else type(x).__name__
+
+
+def _number(x: Any, what: str = "the value") -> Any:
+    """A real number (int, float or Fraction) of bounded size, or ValueError saying what was given."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, Fraction)):
+        raise ValueError(f"{what} must be a number, not {_kind(x)}")
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise ValueError(f"{what} must be a finite number")
+    elif isinstance(x, int):
+        if x.bit_length() > MAX_NUMBER_BITS:
+            raise ValueError(f"{what} is too large (more than {MAX_NUMBER_BITS} bits)")
+    elif max(x.numerator.bit_length(), x.denominator.bit_length()) > MAX_NUMBER_BITS:
+        raise ValueError(f"{what} is too large (more than {MAX_NUMBER_BITS} bits)")
+    return x
+
+
+def _numbers(values: Any, what: str = "values") -> list:
+    """A list or tuple of at most MAX_VALUES numbers."""
+    if not isinstance(values, (list, tuple)):
+        raise ValueError(f"{what} must be a list of numbers, not {_kind(values)}")
+    if len(values) > MAX_VALUES:
+        raise ValueError(f"{what} has more than {MAX_VALUES} entries")
+    return [_number(v, f"each of the {what}") for v in values]
+
+
+def _total(values: list) -> Any:
+    """A sum whose every partial sum stays within the size limit (fractions' denominators multiply up)."""
+    if not any(isinstance(v, Fraction) for v in values):
+        return _number(sum(values), "the sum")
+    total: Any = 0
+    for v in values:
+        total = _number(total + v, "the sum")
+    return total
+
+
+def _fraction_of(x: Any, d: Any = None, what: str = "the value") -> Fraction:
+    """Fraction(x) or Fraction(x, d) from numbers only; text is refused (it may carry a vast exponent)."""
+    _number(x, what)
+    if d is None:
+        return Fraction(x)
+    _number(d, "the denominator")
+    if isinstance(x, float) or isinstance(d, float):
+        raise ValueError("with a denominator, give whole numbers or fractions, not decimals")
+    if d == 0:
+        raise ValueError("the denominator must not be zero")
+    return Fraction(x, d)
+
 
 # --------------------------------------------------------------------------
 # IPv4
@@ -156,7 +217,7 @@ def fmt(x, decimals) -> str:
     """Fixed decimals, rounded half up, e.g. fmt(2.5, 2) -> '2.50'."""
     if not isinstance(decimals, int) or not 0 <= decimals <= 12:
         raise ValueError("decimals must be an integer from 0 to 12")
-    return f"{_half_up(float(x), decimals):.{decimals}f}"
+    return f"{_half_up(float(_number(x)), decimals):.{decimals}f}"
 
 
 def _half_up(x: float, decimals: int) -> float:
@@ -173,7 +234,7 @@ def sig(x, figures):
     """Round to significant figures, half up (returns a number)."""
     if not isinstance(figures, int) or not 1 <= figures <= 15:
         raise ValueError("significant figures must be an integer from 1 to 15")
-    x = float(x)
+    x = float(_number(x))
     if x == 0:
         return 0.0
     digits = figures - int(math.floor(math.log10(abs(x)))) - 1
@@ -196,13 +257,13 @@ def dp(x, decimals):
     """Round to decimal places, half up (returns a number; 0 places gives an int)."""
     if not isinstance(decimals, int) or not 0 <= decimals <= 12:
         raise ValueError("decimals must be an integer from 0 to 12")
-    value = _half_up(float(x), decimals)
+    value = _half_up(float(_number(x)), decimals)
     return int(value) if decimals == 0 else value
 
 
 def frac_str(x, d=None) -> str:
     """'3/4', '-1/2', or '2' for a whole number."""
-    f = Fraction(x) if d is None else Fraction(x, d)
+    f = _fraction_of(x, d)
     if f.denominator == 1:
         return str(f.numerator)
     return f"{f.numerator}/{f.denominator}"
@@ -210,7 +271,7 @@ def frac_str(x, d=None) -> str:
 
 def mixed_str(x, d=None) -> str:
     """'1 3/4' for 7/4; whole numbers and proper fractions as usual."""
-    f = Fraction(x) if d is None else Fraction(x, d)
+    f = _fraction_of(x, d)
     sign = "-" if f < 0 else ""
     f = abs(f)
     whole, rest = divmod(f.numerator, f.denominator)
@@ -222,15 +283,16 @@ def mixed_str(x, d=None) -> str:
 
 
 def numerator(x) -> int:
-    return Fraction(x).numerator
+    return _fraction_of(x).numerator
 
 
 def denominator(x) -> int:
-    return Fraction(x).denominator
+    return _fraction_of(x).denominator
 
 
 def signed(x) -> str:
     """'+ 3' or '- 3', for writing 'x {signed(b)}'."""
+    _number(x)
     return f"- {nice(-x)}" if x < 0 else f"+ {nice(x)}"
 
 
@@ -238,6 +300,13 @@ def term(coef, var="x", power=1) -> str:
     """One term of a polynomial as a student writes it: 'x', '-3x^2', '5'."""
     if not isinstance(var, str) or len(var) > 10:
         raise ValueError("variable must be short text")
+    _number(coef, "the coefficient")
+    if isinstance(power, bool) or not isinstance(power, (int, float, Fraction, str)):
+        raise ValueError(f"the power must be a number or short text, not {_kind(power)}")
+    if isinstance(power, str) and len(power) > MAX_TEXT:
+        raise ValueError("the power must be short text")
+    if isinstance(power, (int, float, Fraction)):
+        _number(power, "the power")
     if coef == 0:
         return "0"
     if power == 0 or var == "":
@@ -254,6 +323,7 @@ def poly(coeffs, var="x") -> str:
     """A polynomial from coefficients, highest power first: poly([2, -3, 1]) -> '2x^2 - 3x + 1'."""
     if not isinstance(coeffs, (list, tuple)) or not coeffs or len(coeffs) > 12:
         raise ValueError("coefficients must be a list of 1 to 12 numbers")
+    _numbers(coeffs, "coefficients")
     degree = len(coeffs) - 1
     out = ""
     for i, c in enumerate(coeffs):
@@ -312,18 +382,18 @@ def digit(n, place) -> int:
     """The digit of n in a place: 0 ones, 1 tens, 2 hundreds."""
     if not isinstance(place, int) or not 0 <= place <= 18:
         raise ValueError("place must be an integer from 0 to 18")
-    return (abs(int(n)) // 10**place) % 10
+    return (abs(int(_number(n))) // 10**place) % 10
 
 
 def mean(values) -> float:
-    values = list(values)
+    values = _numbers(values)
     if not values:
         raise ValueError("mean of no values")
-    return sum(values) / len(values)
+    return _total(values) / len(values)
 
 
 def median(values):
-    values = sorted(values)
+    values = sorted(_numbers(values))
     if not values:
         raise ValueError("median of no values")
     mid = len(values) // 2
@@ -332,16 +402,18 @@ def median(values):
 
 def stdev(values) -> float:
     """Sample standard deviation (n - 1), as SQA courses use."""
-    values = list(values)
+    values = _numbers(values)
     if len(values) < 2:
         raise ValueError("standard deviation needs at least two values")
-    m = sum(values) / len(values)
-    return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
+    m = _total(values) / len(values)
+    return math.sqrt(_total([_number((v - m) ** 2, "a squared deviation") for v in values]) / (len(values) - 1))
 
 
 def join(values, sep=", ") -> str:
     if not isinstance(sep, str) or len(sep) > 10:
         raise ValueError("separator must be short text")
+    if not isinstance(values, (list, tuple)) or len(values) > MAX_VALUES:
+        raise ValueError(f"join needs a list of at most {MAX_VALUES} values")
     return sep.join(nice(v) for v in values)
 
 

@@ -5,7 +5,9 @@ field path:
 1. each file on its own (YAML, schema, formulas, templates);
 2. each skill level is exercised: parameters are drawn, items are built, so
    constraints that cannot be met and options that cannot be filled are found
-   now rather than in front of a student;
+   now rather than in front of a student; within a time budget per level and
+   per file, so a blueprint whose constraints are slow or rarely met is
+   reported instead of holding validation for minutes;
 3. cross-references: assessments name existing skills and levels, course
    specs and skills agree on outcomes.
 """
@@ -15,10 +17,12 @@ import dataclasses
 import difflib
 import os
 import re
+import time
 from pathlib import Path
-from typing import Iterable, Optional, Union
+from typing import Any, Iterable, Optional, Union
 
 from core.blueprints.compiler import compile_skill
+from core.blueprints.formula import TimeBudgetExceeded, time_budget
 from core.blueprints.loader import BlueprintError, Issue, LoadedBlueprint, load_file, yaml_files
 from core.blueprints.models import AssessmentBlueprint, CourseSpec, SkillBlueprint
 from core.items.generator import SkillGenerator
@@ -29,6 +33,8 @@ FEASIBILITY_SEEDS = 8
 MARKING_CHECKS = 2      # items per level whose key is marked and units checked
 SURVEY_FOLDER = "surveys"
 FEW_VARIANTS = 10
+LEVEL_BUDGET_S = 5.0    # exercising one difficulty level (the shipped library's slowest takes under 1 s)
+FILE_BUDGET_S = 10.0    # compiling one file and exercising all its levels
 
 
 # Course levels in teaching order (SQA); a level not listed sorts after these, by name.
@@ -51,7 +57,17 @@ class LibraryError(KeyError):
 
 
 def check_skill(loaded: LoadedBlueprint, exercise: bool = True) -> tuple[Optional[SkillGenerator], list[Issue]]:
-    """Compile a skill blueprint and (with ``exercise``) generate from every difficulty level."""
+    """Compile a skill blueprint and (with ``exercise``) generate from every difficulty level.
+
+    Compiling and exercising share one time budget, ``FILE_BUDGET_S``; each level has ``LEVEL_BUDGET_S``.
+    """
+    file_deadline = time.perf_counter() + FILE_BUDGET_S
+    with time_budget(FILE_BUDGET_S):
+        return _check_skill(loaded, exercise, file_deadline)
+
+
+def _check_skill(loaded: LoadedBlueprint, exercise: bool, file_deadline: float
+                 ) -> tuple[Optional[SkillGenerator], list[Issue]]:
     try:
         compiled = compile_skill(loaded.model, loaded)
     except BlueprintError as exc:
@@ -61,28 +77,55 @@ def check_skill(loaded: LoadedBlueprint, exercise: bool = True) -> tuple[Optiona
     if not exercise:
         return gen, issues
     bp: SkillBlueprint = loaded.model
-    for level, spec in bp.generation.difficulty_levels.items():
-        try:
-            items = [gen.generate(level, f"validate/{i}") for i in range(FEASIBILITY_SEEDS)]
-        except GenerationError as exc:
-            message = str(exc)
-            if "marking_criteria" in message:
-                where = ["evaluation", "marking_criteria"]
-            elif "distractor" in message:
-                where = ["presentation", "distractor_strategies"]
-            elif "constraints" in message and spec.constraints:
-                where = ["generation", "difficulty_levels", level, "constraints"]
-            else:
-                where = ["generation", "difficulty_levels", level]
-            issues.append(loaded.issue(where, message))
-            continue
-        issues.extend(_marking_issues(loaded, level, items))
-        distinct = gen.sampler(level).known_count()
-        if distinct is not None and distinct < FEW_VARIANTS:
+    levels = list(bp.generation.difficulty_levels.items())
+    for k, (level, spec) in enumerate(levels):
+        if time.perf_counter() > file_deadline:
+            rest = ", ".join(name for name, _ in levels[k:])
             issues.append(loaded.issue(["generation", "difficulty_levels", level],
-                                       f"this level can produce only {distinct} distinct item(s); "
-                                       f"students will see repeats", "warning"))
+                                       f"{'levels' if len(levels) - k > 1 else 'level'} {rest}: not checked, the "
+                                       f"time allowed for this file ({FILE_BUDGET_S:g} s) was used up before them; "
+                                       f"make the formulas quicker to evaluate"))
+            break
+        issues.extend(_exercise_level(loaded, gen, level, spec))
     return gen, issues
+
+
+def _exercise_level(loaded: LoadedBlueprint, gen: SkillGenerator, level: str, spec: Any) -> list[Issue]:
+    """Generate a few items of one level, within the level's time budget, and report what goes wrong."""
+    try:
+        with time_budget(LEVEL_BUDGET_S):
+            items = [gen.generate(level, f"validate/{i}") for i in range(FEASIBILITY_SEEDS)]
+            issues = _marking_issues(loaded, level, items)
+            distinct = gen.sampler(level).known_count()
+    except TimeBudgetExceeded as exc:
+        return [loaded.issue(["generation", "difficulty_levels", level],
+                             f"level {level}: checking its items took longer than the time allowed "
+                             f"({exc.seconds:g} s)")]
+    except (ArithmeticError, TypeError, KeyError, IndexError, RecursionError) as exc:
+        # Values no formula check foresaw: the blueprint is refused with what went wrong, not a crash.
+        return [loaded.issue(["generation", "difficulty_levels", level],
+                             f"level {level}: its items cannot be built ({type(exc).__name__}: {exc})")]
+    except GenerationError as exc:
+        message = str(exc)
+        computed = re.search(r": computed value '(\w+)' failed for ", message)
+        if "marking_criteria" in message:
+            where = ["evaluation", "marking_criteria"]
+        elif computed:
+            where = ["generation", "computed_values", computed.group(1)]
+        elif re.search(r"(^|: )answer_formula (failed for|gave) ", message):
+            where = ["generation", "answer_formula"]
+        elif "distractor" in message:
+            where = ["presentation", "distractor_strategies"]
+        elif "constraints" in message and spec.constraints:
+            where = ["generation", "difficulty_levels", level, "constraints"]
+        else:
+            where = ["generation", "difficulty_levels", level]
+        return [loaded.issue(where, message)]
+    if distinct is not None and distinct < FEW_VARIANTS:
+        issues.append(loaded.issue(["generation", "difficulty_levels", level],
+                                   f"this level can produce only {distinct} distinct item(s); "
+                                   f"students will see repeats", "warning"))
+    return issues
 
 
 _UNITS_ASKED = re.compile(r"\b(?:state|give|include|with|write)\b[^.?!]{0,40}\bunits?\b", re.I)

@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[list[str]] = None) -> int:
     from core.store import StoreError
+    from core.store.db import ENGINE_ERRORS, problem_kind, storage_error
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
@@ -48,3 +49,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return 0
+    except (*ENGINE_ERRORS, OSError) as exc:
+        if problem_kind(exc) in (None, "conflict") and not isinstance(exc, ENGINE_ERRORS):
+            raise  # not the database or the disk: a bug, with its traceback
+        print(f"error: {storage_error(exc, getattr(args, 'db', None))}", file=sys.stderr)
+        return EXIT_USAGE

@@ -24,6 +24,7 @@ def _responses_csv(path: str):
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from core.analytics.calibration import CalibrationError, calibrate
     from core.store import analytics
+    from core.store.export import write_csv
     if bool(args.responses) == bool(args.db):
         raise CommandError("give the responses as --responses FILE.csv or --db PATH (one of them)")
     store = None
@@ -50,10 +51,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     table = result.parameters.rename(columns={"unit": args.level if args.level != "auto" else "unit"})
     if args.model == "rasch":
         table = table.drop(columns=["discrimination", "se_discrimination"])
-    if args.out:
-        table.to_csv(args.out, index=False)
-    if args.abilities:
-        result.abilities.to_csv(args.abilities, index=False)
+    for frame, path in ((table, args.out), (result.abilities, args.abilities)):
+        if path:
+            try:
+                write_csv(frame, path)
+            except OSError as exc:
+                raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from None
     record = result.run_record()
     if args.json:
         print_json({**record, "calibration_id": saved, "out": args.out, "abilities_out": args.abilities,

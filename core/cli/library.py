@@ -34,12 +34,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def _validate_surveys(paths: list[str], report) -> None:
     """Survey definitions sit under blueprints/surveys/; the survey flow's loader checks them."""
     from core.blueprints.library import SURVEY_FOLDER
-    from core.blueprints.loader import Issue, yaml_files
-    from core.flows.survey import SurveyError, load_survey_file
+    from core.blueprints.loader import BlueprintError, Issue, check_yaml_text, read_text, yaml_files
+    from core.flows.survey import MAX_FILE_BYTES, SurveyError, load_survey_file
     for path in yaml_files(paths):
         if SURVEY_FOLDER not in path.parts:
             continue
         issues = report.files.setdefault(str(path), [])
+        try:
+            # The same guards as a blueprint's (size, depth, aliases) before the survey loader builds anything.
+            check_yaml_text(read_text(path), str(path), MAX_FILE_BYTES)
+        except BlueprintError as exc:
+            issues.extend(exc.issues)
+            continue
         try:
             load_survey_file(path)
         except SurveyError as exc:

@@ -3,9 +3,15 @@
 (skill blueprint, difficulty level, seed) -> item. The same inputs always
 give the same item: every random choice comes from a ``random.Random`` seeded
 with a string built from the blueprint id, version, level and seed.
+
+Each item (and each count of variants, and each key recomputed) has a time
+budget of ``ITEM_BUDGET_S`` for all its formula evaluations together, so a
+blueprint whose formulas are slow, or whose constraints are rarely met, gives
+a ``GenerationTimeout`` rather than holding a worker for minutes.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -13,17 +19,18 @@ import random
 import re
 import unicodedata
 from fractions import Fraction
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from core.blueprints import helpers
 from core.blueprints.compiler import CompiledSkill
 from core.blueprints.follow_through import follow_through_text
-from core.blueprints.formula import FormulaError
-from core.items.sampler import GenerationError, LevelSampler
+from core.blueprints.formula import FormulaError, TimeBudgetExceeded, time_budget
+from core.items.sampler import GenerationError, GenerationTimeout, LevelSampler
 from core.marking import MarkingSpec, MarkingSpecError, step_boxes
 
 MAX_PARAM_DRAWS = 60
 UNIQUE_TRIES = 60
+ITEM_BUDGET_S = 10.0     # all the formula evaluations of one item, one variants count or one key
 
 
 @dataclasses.dataclass
@@ -122,6 +129,15 @@ def content_key(skill_id: str, params: dict) -> str:
 
 def format_value(value: Any, answer_type: str, decimals: Optional[int], strict: bool, what: str) -> str:
     """A value as the option or key text a student sees."""
+    try:
+        return _format_value(value, answer_type, decimals, strict, what)
+    except GenerationError:
+        raise
+    except (OverflowError, ValueError, ArithmeticError) as exc:    # 2 ** 1024 - 1 has no float, say
+        raise GenerationError(f"{what} gave a value that cannot be written as a {answer_type}: {exc}") from None
+
+
+def _format_value(value: Any, answer_type: str, decimals: Optional[int], strict: bool, what: str) -> str:
     if isinstance(value, bool):
         raise GenerationError(f"{what} gave a true/false value ({value}), expected a {answer_type}")
     if answer_type == "integer":
@@ -166,7 +182,22 @@ class SkillGenerator:
     def _rng(self, level: str, seed: Any) -> random.Random:
         return random.Random(f"{self.bp.skill_id}|{self.bp.version}|{level}|{seed}")
 
+    @contextlib.contextmanager
+    def _budget(self, level: Optional[str] = None) -> Iterator[None]:
+        """The time budget of one item (within any budget already running); running out is a GenerationTimeout."""
+        try:
+            with time_budget(ITEM_BUDGET_S):
+                yield
+        except TimeBudgetExceeded as exc:
+            where = f" level {level}" if level else ""
+            raise GenerationTimeout(f"{self.bp.skill_id}{where}: building an item took longer than the time allowed "
+                                    f"({exc.seconds:g} s); make the formulas quicker to evaluate") from None
+
     def environment(self, params: dict) -> dict:
+        with self._budget():
+            return self._environment(params)
+
+    def _environment(self, params: dict) -> dict:
         env = dict(self.cs.tables)
         env.update(params)
         where = "computed_values"
@@ -358,6 +389,10 @@ class SkillGenerator:
 
     def generate(self, level: str, seed: Any, params: Optional[dict] = None) -> Item:
         """One item. With ``params`` the draw is skipped (to reproduce a stored item)."""
+        with self._budget(level):
+            return self._generate(level, seed, params)
+
+    def _generate(self, level: str, seed: Any, params: Optional[dict]) -> Item:
         sampler = self.sampler(level)
         rng = self._rng(level, seed)
         if params is not None:
@@ -403,11 +438,12 @@ class SkillGenerator:
         """
         if n < 0:
             raise GenerationError("the number of items must not be negative")
-        sampler = self.sampler(level)
         pool: Optional[list[dict]] = None
-        if unique and sampler.enumerable():
-            pool = list(sampler.all_combinations())
-            random.Random(f"batch|{self.bp.skill_id}|{self.bp.version}|{level}|{seed}").shuffle(pool)
+        with self._budget(level):
+            sampler = self.sampler(level)
+            if unique and sampler.enumerable():
+                pool = list(sampler.all_combinations())
+                random.Random(f"batch|{self.bp.skill_id}|{self.bp.version}|{level}|{seed}").shuffle(pool)
         items: list[Item] = []
         seen: set[str] = set()
         exhausted = False
@@ -417,7 +453,8 @@ class SkillGenerator:
             item_seed = f"{seed}/{i}"
             i += 1
             if pool:
-                item = self.build(level, pool.pop(), item_seed)
+                with self._budget(level):
+                    item = self.build(level, pool.pop(), item_seed)
                 if item is None:
                     skipped += 1
                     continue
@@ -436,10 +473,12 @@ class SkillGenerator:
         return Batch(items=items, exhausted=exhausted, duplicates=duplicates, skipped=skipped)
 
     def variants(self, level: str) -> dict:
-        sampler = self.sampler(level)
-        count, exact = sampler.count()
+        with self._budget(level):
+            sampler = self.sampler(level)
+            count, exact = sampler.count()
+            strategies = sampler.strategies()
         return {"level": level, "parameter_combinations": count, "exact": exact,
-                "stem_templates": len(self.cs.stems), "strategies": sampler.strategies()}
+                "stem_templates": len(self.cs.stems), "strategies": strategies}
 
 
 @dataclasses.dataclass

@@ -13,7 +13,11 @@ cheapest sound strategy, decided from a short pilot run:
   (solving for one parameter), rotating the pivot.
 
 Every loop is bounded; a level whose constraints cannot be met is reported,
-never waited on.
+never waited on. Each loop counts evaluations, not time, so a constraint that
+is slow to evaluate still makes a loop slow: callers set a time budget
+(``core.blueprints.formula.time_budget``), and when it runs out while
+constraints are being checked the sampler raises ``GenerationTimeout`` saying
+that the constraints are met by too few draws in the time allowed.
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ import random
 from typing import Any, Iterator, Optional
 
 from core.blueprints.compiler import CompiledSkill
-from core.blueprints.formula import Formula, FormulaError
+from core.blueprints.formula import Formula, FormulaError, TimeBudgetExceeded
 
 ENUM_LIMIT = 100_000        # combinations listed once per level at most
 PRUNE_LIMIT = 200_000       # domains filtered by single-parameter constraints up to this size
@@ -41,6 +45,16 @@ COUNT_EXACT_LIMIT = 50_000
 
 class GenerationError(ValueError):
     """Items cannot be generated as asked; the message says why and what to change."""
+
+
+class GenerationTimeout(GenerationError):
+    """The time allowed for generating ran out (a formula too slow, or constraints too rarely met)."""
+
+
+def too_slow_for_constraints(skill_id: str, level: str, exc: TimeBudgetExceeded) -> GenerationTimeout:
+    return GenerationTimeout(
+        f"{skill_id} level {level}: constraints are met by too few parameter draws within the time allowed "
+        f"({exc.seconds:g} s); relax the constraints, make them quicker to evaluate or narrow the parameter ranges")
 
 
 class Component:
@@ -95,23 +109,26 @@ class Component:
         return self.valid
 
     def prepare(self) -> None:
+        # The mode is set only once its work is done: a budget running out half way leaves nothing half made.
         if self.mode is not None:
             return
         if self.size <= SMALL_DOMAIN:
-            self.mode = "enumerate"
             self._enumerate()
+            self.mode = "enumerate"
             return
         rng = random.Random(f"pilot|{self.cs.skill_id}|{self.level}|{','.join(self.params)}")
         hits = sum(self.check(self._draw(rng)) for _ in range(PILOT_DRAWS))
-        self.rate = hits / PILOT_DRAWS
-        if self.rate >= REJECT_MIN_RATE:
-            self.mode = "reject"
+        rate = hits / PILOT_DRAWS
+        if rate >= REJECT_MIN_RATE:
+            mode = "reject"
         elif self.size <= ENUM_LIMIT:
-            self.mode = "enumerate"
             self._enumerate()
+            mode = "enumerate"
         else:
-            self.mode = "pivot"
             self._rank_pivots()
+            mode = "pivot"
+        self.rate = rate
+        self.mode = mode
 
     def _rank_pivots(self) -> None:
         """Order the parameters by how often solving for each one succeeds (a fixed-seed pilot).
@@ -203,6 +220,13 @@ class LevelSampler:
                 f"{cs.skill_id} has no difficulty level '{level}'; levels: {', '.join(cs.levels)}")
         self.cs = cs
         self.level = level
+        try:
+            self._build()
+        except TimeBudgetExceeded as exc:
+            raise too_slow_for_constraints(cs.skill_id, level, exc) from None
+
+    def _build(self) -> None:
+        cs, level = self.cs, self.level
         order = list(cs.domains)
         parent = {p: p for p in order}
         # Constraints on a single parameter ("case == 'timed'", "v == int(v)")
@@ -260,6 +284,12 @@ class LevelSampler:
         return self._constant_ok
 
     def sample(self, rng: random.Random) -> dict:
+        try:
+            return self._sample(rng)
+        except TimeBudgetExceeded as exc:
+            raise too_slow_for_constraints(self.cs.skill_id, self.level, exc) from None
+
+    def _sample(self, rng: random.Random) -> dict:
         if not self._constants_hold() or self.emptied:
             raise GenerationError(self.infeasible_message())
         values: dict[str, Any] = {}
@@ -284,6 +314,12 @@ class LevelSampler:
 
     def count(self) -> tuple[int, bool]:
         """Distinct parameter combinations this level can produce, and whether exact."""
+        try:
+            return self._count()
+        except TimeBudgetExceeded as exc:
+            raise too_slow_for_constraints(self.cs.skill_id, self.level, exc) from None
+
+    def _count(self) -> tuple[int, bool]:
         if not self._constants_hold() or self.emptied:
             return 0, True
         total, exact = 1, True
@@ -310,6 +346,12 @@ class LevelSampler:
 
     def enumerable(self) -> bool:
         """Whether every valid combination of the whole level can be listed cheaply."""
+        try:
+            return self._enumerable()
+        except TimeBudgetExceeded as exc:
+            raise too_slow_for_constraints(self.cs.skill_id, self.level, exc) from None
+
+    def _enumerable(self) -> bool:
         size = 1
         for comp in self.components:
             comp.prepare()
@@ -330,6 +372,12 @@ class LevelSampler:
             yield {p: values[p] for p in self.cs.domains}
 
     def strategies(self) -> list[dict]:
+        try:
+            return self._strategies()
+        except TimeBudgetExceeded as exc:
+            raise too_slow_for_constraints(self.cs.skill_id, self.level, exc) from None
+
+    def _strategies(self) -> list[dict]:
         out = []
         for comp in self.components:
             comp.prepare()

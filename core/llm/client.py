@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from core.llm.settings import LLMSettings
 from core.store.db import Store, StoreError
+from core.store.llm_runs import redact_keys
 
 BACKOFF_CAP_S = 8.0
 
@@ -124,12 +125,17 @@ class LLMClient:
         row = {"stage": stage, "role": role, "model": model, "prompt_hash": digest,
                "prompt_tokens": getattr(usage, "prompt_tokens", None),
                "completion_tokens": getattr(usage, "completion_tokens", None),
-               "latency_ms": round(latency_ms, 1), "verdict": "error" if error else "ok", "error": error}
+               "latency_ms": round(latency_ms, 1), "verdict": "error" if error else "ok",
+               "error": self._clean(error)}
         with self._lock:
             if self._batch_depth:
                 self._pending.append(row)
                 return
         self._write([row])
+
+    def _clean(self, text: Optional[str]) -> Optional[str]:
+        """A server's words without the API key (some servers echo it in their errors)."""
+        return redact_keys(text, self.settings.api_key)
 
     def structured(self, role: str, messages: list[dict], response_model: type[M],
                    stage: Optional[str] = None) -> M:
@@ -148,7 +154,7 @@ class LLMClient:
                     raise LLMError("the model server sent a reply with no choices")
                 message = completion.choices[0].message
                 if message.refusal:
-                    raise LLMError(f"the model refused: {_short(message.refusal)}")
+                    raise LLMError(f"the model refused: {_short(self._clean(message.refusal))}")
                 if message.parsed is None:
                     raise LLMError("the model sent an empty answer")
                 self._record(stage, role, model, digest, usage, (time.perf_counter() - started) * 1000, None)
@@ -174,8 +180,9 @@ class LLMClient:
                 why = _retryable(exc)
                 if why is None:
                     status = getattr(exc, "status_code", None)
-                    reason = (f"the model server refused the request (HTTP {status}): {_short(_api_message(exc))}" if status
-                              else f"the model call failed: {_short(_api_message(exc))}")
+                    said = _short(self._clean(_api_message(exc)))
+                    reason = (f"the model server refused the request (HTTP {status}): {said}" if status
+                              else f"the model call failed: {said}")
                     self._record(stage, role, model, digest, usage, elapsed, reason)
                     raise LLMError(reason) from None
                 self._record(stage, role, model, digest, usage, elapsed, f"{why} (attempt {attempt + 1} of {attempts})")

@@ -1,4 +1,9 @@
-"""LLM settings: where they come from (secrets, WORKBENCH_LLM_* or the Settings page), their checks, and on/off status."""
+"""LLM settings: where they come from (secrets, WORKBENCH_LLM_* or the Settings page), their checks, and on/off status.
+
+The API key never goes into the database: one saved on the Settings page is
+kept in the secrets file beside it (``core.store.secret_file``), the rest of
+the page's settings in the app_settings table.
+"""
 from __future__ import annotations
 
 import dataclasses
@@ -21,7 +26,7 @@ class LLMConfigError(ValueError):
 
 
 class LLMSettings(BaseModel):
-    api_key: str = Field(min_length=1)
+    api_key: str = Field(min_length=1, repr=False)
     base_url: Optional[str] = None
     model: str = Field(min_length=1)
     models: dict[str, str] = Field(default_factory=dict)
@@ -74,6 +79,7 @@ def settings_from(secrets: Optional[Mapping], env: Mapping[str, str]) -> Optiona
 
 
 SETTINGS_KEY = "llm"
+NO_KEY = "unused"
 SETTING_FIELDS = ("api_key", "base_url", "model", "models", "timeout_s", "max_retries", "concurrency", "backoff_s")
 
 
@@ -102,7 +108,7 @@ def validate_settings(values: Mapping[str, Any]) -> LLMSettings:
     data = {k: v for k, v in values.items() if k in SETTING_FIELDS and v not in (None, "")}
     data["models"] = {k: v for k, v in (data.get("models") or {}).items() if v}
     if not data.get("api_key") and data.get("base_url"):
-        data["api_key"] = "unused"  # local OpenAI-compatible servers often need no key, but the client wants one
+        data["api_key"] = NO_KEY  # local OpenAI-compatible servers often need no key, but the client wants one
     if not data.get("api_key"):
         raise LLMConfigError("an API key or a base URL is needed (a local server such as Ollama needs only the URL)")
     if not data.get("model"):
@@ -124,27 +130,44 @@ def llm_status(secrets: Optional[Mapping], env: Mapping[str, str], store: Option
     if settings is not None:
         return LLMStatus(settings, "environment")
     if store is not None:
+        from core.store.secret_file import LLM_API_KEY, read_secret
         from core.store.settings import get_setting
         saved = get_setting(store, SETTINGS_KEY)
         if saved:
             try:
-                return LLMStatus(validate_settings(saved), "settings page")
+                key = read_secret(store.path, LLM_API_KEY) or saved.get("api_key")
+                return LLMStatus(validate_settings({**saved, "api_key": key}), "settings page")
             except LLMConfigError as exc:
                 return LLMStatus(None, "settings page", str(exc))
     return LLMStatus(None, "off")
 
 
 def save_settings(store: Store, values: Mapping[str, Any], who: Optional[str] = None) -> LLMSettings:
-    """Check and store the settings page's values; LLMConfigError (nothing stored) when they are wrong."""
+    """Check and store the settings page's values; LLMConfigError (nothing stored) when they are wrong.
+
+    The key goes to the secrets file beside the database, the rest to the
+    database; a local server's placeholder key is not kept.
+    """
+    from core.store.secret_file import LLM_API_KEY, write_secret
     from core.store.settings import put_setting
     settings = validate_settings(values)
-    put_setting(store, SETTINGS_KEY, settings.model_dump(), who)
+    key = values.get("api_key") or None
+    write_secret(store.path, LLM_API_KEY, key if key and key != NO_KEY else None)
+    put_setting(store, SETTINGS_KEY, settings.model_dump(exclude={"api_key"}), who)
     return settings
 
 
+def saved_key(store: Store) -> bool:
+    """Whether the Settings page has a key saved (the key itself is never shown again)."""
+    from core.store.secret_file import LLM_API_KEY, read_secret
+    return bool(read_secret(store.path, LLM_API_KEY))
+
+
 def clear_settings(store: Store) -> bool:
-    """Forget the settings page's values (LLM features turn off unless the environment sets them)."""
+    """Forget the settings page's values and key (LLM features turn off unless the environment sets them)."""
+    from core.store.secret_file import LLM_API_KEY, write_secret
     from core.store.settings import delete_setting
+    write_secret(store.path, LLM_API_KEY, None)
     return delete_setting(store, SETTINGS_KEY)
 
 

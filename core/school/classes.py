@@ -9,7 +9,7 @@ import re
 import uuid
 from typing import Optional
 
-from core.school.auth import student_id
+from core.school.names import MAX_NAME, clean_name, name_key, name_problem, student_id
 from core.store import Store
 from core.store import school
 
@@ -26,6 +26,7 @@ class RosterImport:
     added: int
     already_there: int
     errors: list[tuple[int, str]]
+    already_names: list[str] = dataclasses.field(default_factory=list)   # rows skipped: that name is on the list
 
 
 def create_class(store: Store, code: str, name: str, subject: Optional[str] = None, level: Optional[str] = None,
@@ -41,23 +42,38 @@ def create_class(store: Store, code: str, name: str, subject: Optional[str] = No
     return code
 
 
+def _add(store: Store, code: str, names: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """Add names to the roster (each a new student with an id of its own); names already on it are left alone."""
+    return school.add_named_students(store, code, names, name_key, lambda name, taken: student_id(code, name, taken))
+
+
 def add_student(store: Store, code: str, name: str) -> str:
-    name = " ".join((name or "").split())
+    name = clean_name(name)
     if not name:
         raise ClassError("Type the student's name.")
-    if len(name) > 60:
-        raise ClassError("Names are at most 60 characters.")
-    if school.get_class(store, code) is None:
+    problem = name_problem(name)
+    if problem:
+        raise ClassError(f"Names are at most {MAX_NAME} characters." if len(name) > MAX_NAME
+                         else f"That name cannot be used: {problem}.")
+    klass = school.get_class(store, code)
+    if klass is None:
         raise ClassError(f"There is no class {code}.")
-    sid = student_id(code, name)
-    if not school.add_students(store, code, [(sid, name)]):
-        raise ClassError(f"{name} is already on the class list.")
-    return sid
+    added, _ = _add(store, klass["code"], [name])
+    if not added:
+        raise ClassError(f"{name} is already on the class list. If this is another student, add their name with "
+                         "something that tells them apart (a middle name or an initial).")
+    return added[0][0]
 
 
 def import_roster_csv(store: Store, code: str, text: str) -> RosterImport:
-    """A CSV with a 'name' column (or one column of names); bad rows are reported by row number, good ones kept."""
-    if school.get_class(store, code) is None:
+    """A CSV with a 'name' column (or one column of names); bad rows are reported by row number, good ones kept.
+
+    Two rows with the same name (after normalising: capitals, spacing, full-width letters) are not two
+    students: the first is kept and the other refused with a message, since they cannot be told apart
+    at sign-in. Names in any script are kept apart (Zoë is not Zoé).
+    """
+    klass = school.get_class(store, code)
+    if klass is None:
         raise ClassError(f"There is no class {code}.")
     rows = list(csv.reader(io.StringIO(text)))
     if not rows:
@@ -67,24 +83,25 @@ def import_roster_csv(store: Store, code: str, text: str) -> RosterImport:
     if len(rows) - start > MAX_ROSTER_ROWS:
         raise ClassError(f"The file has more than {MAX_ROSTER_ROWS} rows; split it.")
     errors: list[tuple[int, str]] = []
-    seen: dict[str, int] = {}
-    pairs: list[tuple[str, str]] = []
+    seen: dict[str, tuple[int, str]] = {}
+    names: list[str] = []
     for number, row in enumerate(rows[start:], start + 1):
-        name = " ".join((row[column] if column < len(row) else "").split())
-        if not name:
-            errors.append((number, "no name in this row"))
+        name = clean_name(row[column] if column < len(row) else "")
+        problem = name_problem(name)
+        if problem:
+            errors.append((number, f"{problem} in this row" if problem == "no name" else problem))
             continue
-        if len(name) > 60:
-            errors.append((number, "name longer than 60 characters"))
-            continue
-        key = name.lower()
+        key = name_key(name)
         if key in seen:
-            errors.append((number, f"'{name}' is also on row {seen[key]}"))
+            first, as_written = seen[key]
+            same = "" if as_written == name else f" ('{as_written}')"
+            errors.append((number, f"'{name}' is the same name as row {first}{same}: two students cannot share a "
+                                   "name; if this is another student, add something that tells them apart"))
             continue
-        seen[key] = number
-        pairs.append((student_id(code, name), name))
-    added = school.add_students(store, code, pairs)
-    return RosterImport(added=added, already_there=len(pairs) - added, errors=errors)
+        seen[key] = (number, name)
+        names.append(name)
+    added, already = _add(store, klass["code"], names)
+    return RosterImport(added=len(added), already_there=len(already), errors=errors, already_names=already)
 
 
 def assign_exam(store: Store, code: str, title: str, config: dict, opens_at: dt.datetime, closes_at: dt.datetime,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import errno
 import os
 import re
 import threading
@@ -34,17 +35,123 @@ def default_db_path() -> Path:
 
 
 class StoreError(RuntimeError):
-    """A database problem described in one sentence with what to do."""
+    """A database problem described in one sentence with what to do.
+
+    ``str(exc)`` is for whoever runs the workbench (the command line, the
+    server's log) and may name files; ``exc.public`` is the sentence a visitor
+    to the app may see: what happened and what to do, with no server path.
+    """
+
+    public = ("The database could not be used just now. Try again in a moment; if it keeps happening, "
+              "tell whoever runs the workbench.")
+
+    def __init__(self, message: str, public: Optional[str] = None):
+        super().__init__(message)
+        if public:
+            self.public = public
 
 
 class DatabaseBusy(StoreError):
     """Another process holds the database file."""
 
 
+class DatabaseDamaged(StoreError):
+    """The database file cannot be read: damaged, not a DuckDB file, or written by another DuckDB version."""
+
+
+class DiskFull(StoreError):
+    """The disk holding the database is full: nothing of the change was saved."""
+
+
+# What a storage failure is, from DuckDB's or the system's message (checked in this order).
+_PROBLEMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("disk_full", ("no space left on device", "not enough space on the disk", "disk quota exceeded",
+                   "disk is full")),
+    ("busy", ("could not set lock", "conflicting lock")),
+    ("version", ("version number", "newer version of duckdb", "older version of duckdb")),
+    ("damaged", ("not a valid duckdb database file", "corrupt database file", "checksum",
+                 "serialization error", "failed to deserialize")),
+    ("invalidated", ("database has been invalidated",)),
+    ("denied", ("permission denied", "read-only file system", "access is denied")),
+)
+_ERRNO_PROBLEMS = {errno.ENOSPC: "disk_full", errno.EDQUOT: "disk_full", errno.EACCES: "denied",
+                   errno.EPERM: "denied", errno.EROFS: "denied"}
+STORAGE_PROBLEMS = ("disk_full", "busy", "version", "damaged", "invalidated", "denied")
+ENGINE_ERRORS = (duckdb.Error,)   # what DuckDB raises, for callers outside the store (which never import it)
+
+
+def problem_kind(exc: BaseException) -> Optional[str]:
+    """What kind of storage failure ``exc`` is: one of STORAGE_PROBLEMS, "conflict" (another writer got
+    there first: worth retrying) or None (not a storage failure: a bug or a constraint)."""
+    if isinstance(exc, DatabaseBusy):
+        return "busy"
+    if isinstance(exc, DiskFull):
+        return "disk_full"
+    if isinstance(exc, OSError) and exc.errno in _ERRNO_PROBLEMS:
+        return _ERRNO_PROBLEMS[exc.errno]
+    text = str(exc).lower()
+    for kind, needles in _PROBLEMS:
+        if any(n in text for n in needles):
+            return kind
+    if isinstance(exc, duckdb.TransactionException) or "conflict on" in text:
+        return "conflict"
+    return None
+
+
+def _one_line(exc: BaseException, limit: int = 240) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def storage_error(exc: BaseException, path: Union[str, Path, None]) -> StoreError:
+    """``exc`` (a DuckDB or system error on the database at ``path``) as a StoreError saying what to do."""
+    if isinstance(exc, StoreError):
+        return exc
+    kind = problem_kind(exc)
+    where = f"database {path}" if path is not None else "the database"
+    detail = _one_line(exc)
+    if kind == "disk_full":
+        return DiskFull(f"the disk holding {where} is full ({detail}); nothing of this change was saved: "
+                        f"free some space, then try again",
+                        "The server's disk is full, so this was not saved. Ask whoever runs the workbench to free "
+                        "some space, then try again.")
+    if kind == "busy":
+        return DatabaseBusy(busy_message(path, exc) if path is not None else f"{where} is open in another program",
+                            busy_public(exc))
+    if kind in ("damaged", "version"):
+        snap = newest_snapshot(path) if path is not None else None
+        restore = (f"put a backup or its newest snapshot ({snap}) in its place" if snap is not None
+                   else "put a backup in its place")
+        why = "was written by another DuckDB version" if kind == "version" else "is damaged or not a DuckDB file"
+        return DatabaseDamaged(f"{where} {why} ({detail}); {restore}, or pass --db with another file",
+                               "The database file is damaged and cannot be read. Ask whoever runs the workbench "
+                               "to restore it from a backup, then reload this page.")
+    if kind == "invalidated":
+        return StoreError(f"{where} stopped after an earlier error ({detail}); fix that error (often a full disk), "
+                          f"then open it again",
+                          "The database stopped after an earlier error (often a full disk). Ask whoever runs the "
+                          "workbench to fix it, then reload this page.")
+    if kind == "denied":
+        return StoreError(f"{where} cannot be written ({detail}); check the file's permissions and that its disk "
+                          f"is writable",
+                          "The server may not write to the database file. Ask whoever runs the workbench to check "
+                          "its permissions, then reload this page.")
+    return StoreError(f"{where}: {detail}")
+
+
+def public_message(exc: BaseException) -> Optional[str]:
+    """The one sentence a visitor may see for a storage failure; None when ``exc`` is not one."""
+    if isinstance(exc, StoreError):
+        return exc.public
+    if isinstance(exc, duckdb.Error) or (isinstance(exc, OSError) and exc.errno in _ERRNO_PROBLEMS):
+        return storage_error(exc, None).public
+    return None
+
+
 _LOCK_PID = re.compile(r"PID (\d+)")
 
 
-def _process_name(pid: int) -> str:
+def _process_name(pid: int, program_only: bool = False) -> str:
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
@@ -52,6 +159,8 @@ def _process_name(pid: int) -> str:
     parts = [p for p in raw.decode("utf-8", "replace").split("\x00") if p]
     if not parts:
         return "unknown program"
+    if program_only:  # its arguments may name files on the server
+        return Path(parts[0]).name[:40]
     text = " ".join([Path(parts[0]).name, *parts[1:4]])
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
@@ -88,9 +197,13 @@ def busy_message(path: Union[str, Path], error: Exception) -> str:
             f"`workbench snapshot --db {path}` for a fresh one, or pass --db with another file")
 
 
-def _is_lock_error(exc: Exception) -> bool:
-    text = str(exc)
-    return "Could not set lock" in text or "Conflicting lock" in text
+def busy_public(error: Exception) -> str:
+    """The visitor's sentence for a database held by another program (no server path)."""
+    match = _LOCK_PID.search(str(error))
+    who = (f"process {match.group(1)}, {_process_name(int(match.group(1)), program_only=True)}" if match
+           else "perhaps a notebook")
+    return (f"The database is in use by another program ({who}), and only one program can open it at a time. "
+            f"Close that program (a notebook can read the newest snapshot instead), then reload this page.")
 
 
 def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
@@ -98,10 +211,6 @@ def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
         cur.execute("ROLLBACK")
     except duckdb.Error:
         pass  # the failed transaction is already closed
-
-
-def _is_conflict(exc: Exception) -> bool:
-    return isinstance(exc, duckdb.TransactionException) or "Conflict on" in str(exc)
 
 
 def connect(path: Union[str, Path], read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -113,12 +222,11 @@ def connect(path: Union[str, Path], read_only: bool = False) -> duckdb.DuckDBPyC
         raise StoreError(f"database {path} does not exist; create it with `workbench init --db {path}`")
     try:
         return duckdb.connect(str(path), read_only=read_only)
-    except duckdb.IOException as exc:
-        if _is_lock_error(exc):
-            raise DatabaseBusy(busy_message(path, exc)) from None
-        raise StoreError(f"cannot open database {path}: {exc}") from None
-    except duckdb.Error as exc:
-        raise StoreError(f"cannot open database {path}: {exc}") from None
+    except (duckdb.Error, OSError) as exc:
+        error = storage_error(exc, path)
+        if type(error) is StoreError and problem_kind(exc) is None:
+            error = StoreError(f"cannot open database {path}: {_one_line(exc)}")
+        raise error from None
 
 
 @dataclasses.dataclass
@@ -142,7 +250,29 @@ class Store:
         self._single_threaded = 0           # blocks inside single_threaded(), and the setting they replaced
         self._threads_before = 0
         if run_migrations and not read_only:
-            migrate(self.cursor())
+            try:
+                migrate(self.cursor())
+                self._keep_secrets_out()
+            except BaseException as exc:
+                self.close()  # let go of the file: the process may try again, or another program may take it
+                if isinstance(exc, (duckdb.Error, OSError)):
+                    raise storage_error(exc, self.path) from None
+                raise
+
+    def _keep_secrets_out(self) -> None:
+        """Secrets kept in the file by earlier versions (the LLM API key) move to the secrets file beside it.
+
+        When one was found, the file is rewritten (DuckDB leaves deleted values in
+        its free blocks) and the snapshots that copied it are removed.
+        """
+        from core.store.secret_file import file_rewritten, move_secrets_out
+        if move_secrets_out(self) and self._rewrite():
+            for snap in sorted(self.snapshot_dir().glob(f"{self.path.stem}-*.duckdb")):
+                try:
+                    snap.unlink()
+                except OSError:
+                    pass  # a reader holds it on a system that refuses; it is rotated out after three snapshots
+            file_rewritten(self)
 
     # ------------------------------------------------------------------
     def cursor(self) -> duckdb.DuckDBPyConnection:
@@ -182,10 +312,13 @@ class Store:
                 return result
             except duckdb.Error as exc:
                 _rollback(cur)
-                if _is_conflict(exc) and attempt < retries:
+                kind = problem_kind(exc)   # a full disk comes as a transaction error too, but is no conflict
+                if kind == "conflict" and attempt < retries:
                     time.sleep(delay)
                     delay = min(delay * 2, 0.2)
                     continue
+                if kind in STORAGE_PROBLEMS:  # a full disk or a damaged file: retrying cannot help
+                    raise storage_error(exc, self.path) from None
                 raise
             except BaseException:
                 _rollback(cur)
@@ -214,6 +347,11 @@ class Store:
             if state.failed:
                 raise StoreError("a write inside the transaction failed, so none of it was kept")
             cur.execute("COMMIT")
+        except duckdb.Error as exc:
+            _rollback(cur)
+            if problem_kind(exc) in STORAGE_PROBLEMS:
+                raise storage_error(exc, self.path) from None
+            raise
         except BaseException:
             _rollback(cur)
             raise
@@ -261,16 +399,12 @@ class Store:
         tmp = folder / f".{target.name}.tmp"
         if tmp.exists():
             tmp.unlink()
-        cur = self._new_cursor()
         try:
-            dbname = cur.execute("SELECT current_database()").fetchall()[0][0]
-            cur.execute(f"ATTACH '{_sql_text(tmp)}' AS snapshot_target")
-            try:
-                cur.execute(f'COPY FROM DATABASE "{dbname}" TO snapshot_target')
-            finally:
-                cur.execute("DETACH snapshot_target")
-        finally:
-            cur.close()
+            self._copy_to(tmp, "snapshot_target")
+        except (duckdb.Error, OSError) as exc:
+            for leftover in (tmp, Path(str(tmp) + ".wal")):
+                leftover.unlink(missing_ok=True)
+            raise storage_error(exc, self.path) from None
         wal = Path(str(tmp) + ".wal")
         if wal.exists():  # nothing should remain after DETACH, but never publish half a snapshot
             raise StoreError(f"snapshot {tmp} was not checkpointed; try again")
@@ -282,6 +416,53 @@ class Store:
             except OSError:
                 pass  # a reader still has it open on a system that refuses; removed next time
         return target
+
+    def _copy_to(self, target: Path, alias: str) -> None:
+        """Copy every table of the database into a new DuckDB file (only the rows: no free blocks come along)."""
+        cur = self._new_cursor()
+        try:
+            dbname = cur.execute("SELECT current_database()").fetchall()[0][0]
+            cur.execute(f"ATTACH '{_sql_text(target)}' AS {alias}")
+            try:
+                cur.execute(f'COPY FROM DATABASE "{dbname}" TO {alias}')
+            finally:
+                cur.execute(f"DETACH {alias}")
+        finally:
+            cur.close()
+
+    def _rewrite(self) -> bool:
+        """Put a fresh copy of the database in place of the file, so that deleted values leave no trace in it.
+
+        Only while opening, before anyone else has a cursor. False when the file
+        was left as it was (DuckDB had not checkpointed it).
+        """
+        tmp = self.path.with_name(f".{self.path.name}.rewrite")
+        tmp_wal = Path(str(tmp) + ".wal")
+        for leftover in (tmp, tmp_wal):
+            leftover.unlink(missing_ok=True)
+        try:
+            self._copy_to(tmp, "rewrite_target")
+        except (duckdb.Error, OSError):
+            for leftover in (tmp, tmp_wal):   # no room for the copy, say: the database stays usable, and
+                leftover.unlink(missing_ok=True)  # the rewrite is tried again the next time it is opened
+            return False
+        conn, self._conn = self._conn, None
+        cur = getattr(self._local, "cursor", None)
+        self._local = threading.local()
+        done = False
+        try:
+            if cur is not None:
+                cur.close()
+            conn.close()
+            done = not (tmp_wal.exists() or Path(str(self.path) + ".wal").exists())
+            if done:
+                os.replace(tmp, self.path)
+        finally:
+            if not done:   # not checkpointed: keep the file as it is rather than lose a change
+                for leftover in (tmp, tmp_wal):
+                    leftover.unlink(missing_ok=True)
+            self._conn = connect(self.path)
+        return done
 
     def start_periodic_snapshots(self, interval_s: float = 300.0) -> None:
         """Publish a snapshot every ``interval_s`` seconds when something was written."""
@@ -310,11 +491,12 @@ class Store:
         if self._snapshot_thread is not None and self._snapshot_thread is not threading.current_thread():
             self._snapshot_thread.join(timeout=5)
         conn, self._conn = self._conn, None
-        if conn is not None:
-            try:
-                conn.close()
-            except duckdb.Error:
-                pass  # already closed
+        for handle in (getattr(self._local, "cursor", None), conn):
+            if handle is not None:
+                try:
+                    handle.close()  # this thread's cursor too: a failed open's traceback may still hold it
+                except duckdb.Error:
+                    pass  # already closed
         self._local = threading.local()
 
     def _new_cursor(self) -> duckdb.DuckDBPyConnection:

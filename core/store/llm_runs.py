@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from typing import Any, Optional
 
@@ -11,6 +12,24 @@ from core.store.db import Store, StoreError
 
 RUN_COLUMNS = ("id", "stage", "role", "model", "prompt_hash", "prompt_tokens", "completion_tokens",
                "latency_ms", "verdict", "error", "created_at")
+
+# API keys as providers write them, masked or not (sk-... for OpenAI, Anthropic, OpenRouter, DeepSeek; gsk_ Groq;
+# hf_ Hugging Face; xai- xAI; AIza Google) and bearer tokens. A server that echoes the key in an error message
+# must not put it in the table. The pattern is also valid for DuckDB's regexp functions (RE2).
+KEY_PATTERN = (r"\b(?:sk|gsk|hf|xai)[-_][A-Za-z0-9_*\-]{12,}|\bAIza[0-9A-Za-z_\-]{30,}"
+               r"|\b[Bb]earer\s+[A-Za-z0-9._~+/*\-]{12,}=*")
+REDACTED = "[redacted]"
+_KEYS = re.compile(KEY_PATTERN)
+
+
+def redact_keys(text: Optional[str], *secrets: Optional[str]) -> Optional[str]:
+    """``text`` without the given secrets and without anything shaped like an API key."""
+    if not text:
+        return text
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    return _KEYS.sub(REDACTED, text)
 
 
 def record_run(store: Store, *, stage: Optional[str], role: str, model: str, prompt_hash: str,
@@ -23,7 +42,7 @@ def record_run(store: Store, *, stage: Optional[str], role: str, model: str, pro
         cur.execute("INSERT INTO llm_runs (id, stage, role, model, prompt_hash, prompt_tokens, completion_tokens, "
                     "latency_ms, verdict, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [run_id, stage, role, model, prompt_hash, prompt_tokens, completion_tokens, latency_ms,
-                     verdict, error])
+                     verdict, redact_keys(error)])
     try:
         store.write(run)
     except duckdb.Error as exc:
@@ -36,7 +55,9 @@ def record_runs(store: Store, runs: list[dict[str, Any]]) -> int:
     if not runs:
         return 0
     cols = RUN_COLUMNS[1:-1]
-    values = [v for run in runs for v in ["run_" + uuid.uuid4().hex] + [run.get(c) for c in cols]]
+    values = [v for run in runs
+              for v in ["run_" + uuid.uuid4().hex] + [redact_keys(run.get(c)) if c == "error" else run.get(c)
+                                                      for c in cols]]
     holes = ", ".join("(" + ", ".join("?" for _ in range(len(cols) + 1)) + ")" for _ in runs)
 
     def run(cur: duckdb.DuckDBPyConnection) -> None:

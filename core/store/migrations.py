@@ -231,6 +231,28 @@ ALTER TABLE responses ADD COLUMN step_answers JSON;
     (8, "classes that write decimals with a comma (3,5)", """
 ALTER TABLE classes ADD COLUMN decimal_comma BOOLEAN NOT NULL DEFAULT false;
 """),
+    (9, "student PINs (hashed), classes that ask for them, and the client each sign-in attempt came from", """
+ALTER TABLE classes ADD COLUMN require_pin BOOLEAN NOT NULL DEFAULT false;
+CREATE TABLE student_pins (
+    class_code VARCHAR NOT NULL,
+    student VARCHAR NOT NULL,
+    pin_hash VARCHAR NOT NULL,
+    issued_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (class_code, student)
+);
+ALTER TABLE sign_in_attempts ADD COLUMN scope VARCHAR;
+ALTER TABLE sign_in_attempts ADD COLUMN session VARCHAR;
+ALTER TABLE sign_in_attempts ADD COLUMN address VARCHAR;
+"""),
+    (10, "sign-in tokens that keep a browser signed in across reloads, revoked on sign-out", """
+CREATE TABLE sign_in_tokens (
+    token_hash VARCHAR PRIMARY KEY,
+    who JSON NOT NULL,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    expires_at TIMESTAMP NOT NULL,
+    revoked_at TIMESTAMP
+);
+"""),
 ]
 
 

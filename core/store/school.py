@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any, Optional
+from typing import Any, Callable, Iterable, Optional
 
 import duckdb
 
@@ -29,7 +29,7 @@ def list_classes(store: Store) -> list[dict]:
 
 
 def update_class(store: Store, code: str, **fields: Any) -> None:
-    allowed = {"name", "subject", "level", "allow_unknown_names", "approved_items_only", "decimal_comma"}
+    allowed = {"name", "subject", "level", "allow_unknown_names", "approved_items_only", "decimal_comma", "require_pin"}
     unknown = set(fields) - allowed
     if unknown:
         raise ValueError(f"cannot change {', '.join(sorted(unknown))} of a class")
@@ -40,8 +40,11 @@ def update_class(store: Store, code: str, **fields: Any) -> None:
 
 
 def roster(store: Store, code: str) -> list[dict]:
+    """The class list, with when each student's PIN was issued (None without one)."""
     return _rows(store.cursor().execute(
-        "SELECT student, display_name, created_at FROM roster WHERE class_code = ? ORDER BY display_name", [code]))
+        "SELECT r.student, r.display_name, r.created_at, p.issued_at AS pin_issued_at FROM roster r "
+        "LEFT JOIN student_pins p ON p.class_code = r.class_code AND p.student = r.student "
+        "WHERE r.class_code = ? ORDER BY r.display_name, r.student", [code]))
 
 
 def add_students(store: Store, code: str, students: list[tuple[str, str]]) -> int:
@@ -58,12 +61,56 @@ def add_students(store: Store, code: str, students: list[tuple[str, str]]) -> in
     return store.write(run)
 
 
+def add_named_students(store: Store, code: str, names: Iterable[str], key: Callable[[str], str],
+                       make_id: Callable[[str, set[str]], str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """Add students by name in one transaction: a name whose ``key`` is already on the roster is left alone,
+    every other gets ``make_id(name, ids in use)``. Returns the (id, name) pairs added and the names already there."""
+    names = list(names)
+
+    def run(cur: duckdb.DuckDBPyConnection) -> tuple[list[tuple[str, str]], list[str]]:
+        rows = cur.execute("SELECT student, display_name FROM roster WHERE class_code = ?", [code]).fetchall()
+        taken = {student for student, _ in rows}
+        present = {key(name) for _, name in rows}
+        added, already = [], []
+        for name in names:
+            if key(name) in present:
+                already.append(name)
+                continue
+            sid = make_id(name, taken)
+            cur.execute("INSERT INTO roster (class_code, student, display_name) VALUES (?, ?, ?)", [code, sid, name])
+            taken.add(sid)
+            present.add(key(name))
+            added.append((sid, name))
+        return added, already
+    return store.write(run)
+
+
 def remove_student(store: Store, code: str, student: str) -> bool:
     def run(cur: duckdb.DuckDBPyConnection) -> bool:
         found = cur.execute("SELECT 1 FROM roster WHERE class_code = ? AND student = ?", [code, student]).fetchall()
         cur.execute("DELETE FROM roster WHERE class_code = ? AND student = ?", [code, student])
+        cur.execute("DELETE FROM student_pins WHERE class_code = ? AND student = ?", [code, student])
         return bool(found)
     return store.write(run)
+
+
+def set_pins(store: Store, code: str, hashes: list[tuple[str, str]], issued_at: dt.datetime) -> None:
+    """Store (student, PIN hash) pairs for students of the class, replacing their old PINs."""
+    if not hashes:
+        return
+
+    def run(cur: duckdb.DuckDBPyConnection) -> None:
+        for student, pin_hash in hashes:
+            cur.execute("DELETE FROM student_pins WHERE class_code = ? AND student = ?", [code, student])
+            cur.execute("INSERT INTO student_pins (class_code, student, pin_hash, issued_at) VALUES (?, ?, ?, ?)",
+                        [code, student, pin_hash, issued_at])
+    store.write(run)
+
+
+def pin_hash(store: Store, code: str, student: str) -> Optional[str]:
+    rows = store.cursor().execute("SELECT pin_hash FROM student_pins WHERE class_code = ? AND student = ?",
+                                  [code, student]).fetchall()
+    return rows[0][0] if rows else None
 
 
 def find_student(store: Store, code: str, name: str) -> Optional[dict]:

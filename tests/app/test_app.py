@@ -96,10 +96,15 @@ def test_configured_passcode_replaces_the_demo_one(app, tmp_path: Path, monkeypa
     assert at.metric and "demo teacher passcode" not in texts(at)
 
 
-def test_failed_attempts_are_rate_limited(app, tmp_path: Path):
+def test_failed_attempts_are_rate_limited(app, tmp_path: Path, monkeypatch):
+    import datetime as dt
+
+    from core.school import throttle
+    frozen = dt.datetime(2030, 1, 6, 9, 0, 0)
+    monkeypatch.setattr(throttle, "clock", lambda: frozen)
     prepare_db(tmp_path / "app.duckdb")
     at = app.run()
-    for _ in range(5):
+    for _ in range(throttle.SESSION.free):
         at = sign_in_teacher(at, "wrong")
     at = sign_in_teacher(at, DEMO_PASSCODE)
     assert "Too many wrong passcodes" in texts(at) and "user" not in at.session_state

@@ -8,6 +8,7 @@ use their own ids and seeds so they do not depend on each other's order.
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -266,3 +267,89 @@ def test_a_student_cannot_reach_the_authoring_pages(env, path):
     assert not direct.exception
     assert values(direct.error) == ["This page is not available to you. Sign in with the right account."]
     assert not direct.title and not direct.text_area and not direct.button and not direct.dataframe
+
+
+# --------------------------------------------------------------------------- heavy work off the page's run
+
+SLOW_BLUEPRINT = (ROOT / "bench" / "slow_blueprint.yaml").read_text()
+
+
+def recorded_jobs(monkeypatch) -> list:
+    """Every job the pages submit to the process's job runner, from now on in this test."""
+    from ui import jobs
+    runner, submitted = jobs.runner(), []
+    original = runner.submit
+
+    def submit(fn, *args, **kwargs):
+        job = original(fn, *args, **kwargs)
+        submitted.append((fn, job))
+        return job
+
+    monkeypatch.setattr(runner, "submit", submit)
+    return submitted
+
+
+def test_the_blueprints_page_validates_in_a_worker_process_and_follows_it(env, monkeypatch):
+    import os
+
+    from core.jobs import tasks
+    monkeypatch.setenv("WORKBENCH_JOB_WAIT", "0")        # follow the job at once, as for any slow validation
+    submitted = recorded_jobs(monkeypatch)
+    at = page(env, "pages/teacher_blueprints.py")
+    at.text_area(key="bp_text").input(SLOW_BLUEPRINT).run()
+    at.button(key="bp_validate").click().run()
+    assert not at.exception, at.exception
+    [(fn, job)] = submitted
+    assert fn is tasks.check_blueprint and job.kind == "process" and job.owner == "teacher:teacher"
+    # While it runs, the page shows its progress and nothing of a result; the page's run has ended.
+    assert not job.done() and not at.success
+    [bar] = [p.proto.text for p in at.get("progress")]
+    assert bar.startswith("Validating: every difficulty level is exercised… (") and "stopped at 120 s" in bar
+    assert "Stop" in [b.label for b in at.button]
+    # The page picks up the result on a later run (in the browser, its progress fragment reruns it).
+    deadline = time.monotonic() + 120
+    while not at.success and time.monotonic() < deadline:
+        time.sleep(0.5)
+        at.run()
+    assert job.pid not in (None, os.getpid())
+    assert values(at.success) == ["Skill BENCH.SLOW.PRODUCTS version 1.0 is valid."]
+    sizes = next(df.value for df in at.dataframe if "distinct items" in df.value.columns)
+    assert list(sizes["level"]) == ["easy", "medium", "hard", "extension"]
+    assert sum(m.startswith("**Answer:**") for m in values(at.markdown)) == 12
+    # a new seed draws new samples, also in a worker
+    at.number_input(key="bp_seed").set_value(5).run()
+    deadline = time.monotonic() + 60
+    while "bp_preview_job" in at.session_state and time.monotonic() < deadline:
+        time.sleep(0.2)
+        at.run()
+    assert [fn for fn, _ in submitted] == [tasks.check_blueprint, tasks.sample_items]
+    assert sum(m.startswith("**Answer:**") for m in values(at.markdown)) == 12 and not at.error
+
+
+def test_a_validation_past_its_time_limit_is_stopped_with_a_sentence(env, monkeypatch):
+    from core.jobs import tasks
+    monkeypatch.setitem(tasks.TIME_LIMITS, "validate", 1.0)
+    at = page(env, "pages/teacher_blueprints.py")
+    at.text_area(key="bp_text").input(SLOW_BLUEPRINT).run()
+    at.button(key="bp_validate").click().run()
+    assert not at.exception, at.exception
+    assert values(at.error) == ["Validating the blueprint was stopped at its time limit of 1 s. Its constraints are "
+                                "probably too hard to meet: widen the parameter ranges or loosen the constraints, "
+                                "then validate again."]
+    assert not at.success
+
+
+def test_a_second_job_while_one_runs_is_refused_with_a_sentence(env, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_JOB_WAIT", "0")
+    at = page(env, "pages/teacher_blueprints.py")
+    at.text_area(key="bp_text").input(SLOW_BLUEPRINT).run()
+    at.button(key="bp_validate").click().run()
+    job = at.session_state["bp_job"]
+    at.button(key="bp_save").click().run()
+    assert not at.exception, at.exception
+    warning = " ".join(values(at.warning))
+    assert "You already have a job running: Validating the blueprint" in warning, warning
+    job.cancel()
+    assert job.wait(30)
+    at.run()
+    assert values(at.error) == ["Validating the blueprint was stopped."]

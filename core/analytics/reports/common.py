@@ -11,6 +11,7 @@ from core.blueprints.library import Library
 from core.school.progress import skill_names
 from core.store import Store, school
 from core.store import analytics as data
+from core.store.export import csv_bytes
 
 Z95 = 1.96
 Progress = Optional[Callable[[float, str], None]]
@@ -30,11 +31,12 @@ def _roster(store: Store, class_code: Optional[str]) -> pd.DataFrame:
 
 
 def downloads(frame: pd.DataFrame) -> dict[str, bytes]:
-    """A table as CSV and Parquet bytes, for the download buttons under every table."""
+    """A table as CSV (safe in a spreadsheet: ``core.store.export``) and Parquet bytes, for the download buttons
+    under every table."""
     flat = frame.copy()
     for col in flat.columns:   # lists and dicts (JSON columns) go out as JSON text
         if flat[col].dtype == object and flat[col].map(lambda v: isinstance(v, (list, dict))).any():
             flat[col] = flat[col].map(lambda v: None if v is None else json.dumps(v, default=str))
     buffer = io.BytesIO()
     flat.to_parquet(buffer, index=False)
-    return {"csv": flat.to_csv(index=False).encode("utf-8"), "parquet": buffer.getvalue()}
+    return {"csv": csv_bytes(flat), "parquet": buffer.getvalue()}

@@ -6,12 +6,18 @@ before a deadline fires. So every operator that can grow a value estimates
 the result's size from its operands first and refuses oversized ones, and
 every result is checked against the same limits (integers and fractions by
 bits, strings and collections by length, floats must be finite).
+Collections are measured all the way down: ``[[x] * 1000] * 1000`` is short at
+the top but would print as a million entries, so a collection counts every
+entry it holds, nested ones included, and the characters of its text.
+Text formatting with ``%`` has its widths and precisions checked before it
+runs, since ``'%0999999999d' % 1`` asks C code for gigabytes at once.
 """
 from __future__ import annotations
 
 import ast
 import math
 import operator as _op
+import re
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -20,6 +26,35 @@ from core.blueprints.formula.errors import FormulaError
 MAX_INT_BITS = 1_024
 MAX_STR_LEN = 10_000
 MAX_COLLECTION_LEN = 1_000
+MAX_NESTED_ITEMS = 10_000       # entries of a collection counted all the way down
+MAX_NESTED_CHARS = 100_000      # characters of the text held anywhere inside a collection
+MAX_NESTED_DEPTH = 32
+MAX_FORMAT_WIDTH = 99           # width or precision in '%' formatting (f-strings allow two digits too)
+MAX_EXPONENT = 10_000
+
+_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+def check_nested(value: Any) -> None:
+    """Refuse a collection (a table too) whose entries, counted all the way down, are too many or too deep,
+    or hold too much text."""
+    items = chars = 0
+    stack = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > MAX_NESTED_DEPTH:
+            raise FormulaError(f"collection nested too deeply (more than {MAX_NESTED_DEPTH} levels)")
+        entries = [*current.keys(), *current.values()] if isinstance(current, dict) else current
+        items += len(entries)
+        if items > MAX_NESTED_ITEMS:
+            raise FormulaError(f"collection too large (more than {MAX_NESTED_ITEMS} entries, nested ones included)")
+        for entry in entries:
+            if isinstance(entry, str):
+                chars += len(entry)
+            elif isinstance(entry, _CONTAINERS):
+                stack.append((entry, depth + 1))
+        if chars > MAX_NESTED_CHARS:
+            raise FormulaError(f"collection too large (more than {MAX_NESTED_CHARS} characters of text)")
 
 
 def _check_value(value: Any) -> Any:
@@ -37,6 +72,7 @@ def _check_value(value: Any) -> Any:
     elif kind in (list, tuple, set, frozenset):
         if len(value) > MAX_COLLECTION_LEN:
             raise FormulaError(f"collection too long (more than {MAX_COLLECTION_LEN} items)")
+        check_nested(value)
     elif kind is complex:
         raise FormulaError("result is not a real number")
     elif kind is Fraction:
@@ -76,12 +112,11 @@ def _safe_mult(a, b):
 
 
 def _safe_pow(a, b):
-    if isinstance(b, (int, Fraction)) and not isinstance(b, bool) and abs(b) > 10_000:
-        raise FormulaError("exponent too large (at most 10000)")
-    if isinstance(b, float) and abs(b) > 10_000:
-        raise FormulaError("exponent too large (at most 10000)")
-    if isinstance(a, (int, Fraction)) and isinstance(b, int) and b > 0:
-        if _bits(a) * b > MAX_INT_BITS + b:
+    if isinstance(b, (int, float, Fraction)) and not isinstance(b, bool) and abs(b) > MAX_EXPONENT:
+        raise FormulaError(f"exponent too large (at most {MAX_EXPONENT})")
+    if isinstance(a, (int, Fraction)) and isinstance(b, int) and b != 0:
+        # A negative power of a fraction is exact too: (1/3) ** -5000 is 3 ** 5000.
+        if (isinstance(a, Fraction) or b > 0) and _bits(a) * abs(b) > MAX_INT_BITS + abs(b):
             raise FormulaError(f"power too large (more than {MAX_INT_BITS} bits)")
     try:
         return _check_value(a ** b)
@@ -103,6 +138,47 @@ def _safe_rshift(a, b):
     return a >> b
 
 
+# One '%' directive: mapping key, flags, width, precision, length modifier, conversion.
+_PERCENT = re.compile(r"%(?:\((?P<key>[^)]*)\))?[-#0 +]*(?P<width>\*|\d+)?"
+                      r"(?:\.(?P<precision>\*|\d*))?[hlL]?(?P<conv>.?)", re.S)
+
+
+def _check_percent_format(text: str) -> None:
+    """Refuse '%' directives whose width or precision would build a huge string in C code."""
+    for m in _PERCENT.finditer(text):
+        if m.group("key") and "(" in m.group("key"):
+            raise FormulaError("'%' formatting keys may not contain brackets")
+        for part in ("width", "precision"):
+            size = m.group(part)
+            if size == "*":
+                raise FormulaError(f"'%' formatting with '*' for the {part} is not allowed; write the number")
+            if size and (len(size) > 2 or int(size) > MAX_FORMAT_WIDTH):
+                raise FormulaError(f"'%' formatting {part} too large (at most {MAX_FORMAT_WIDTH})")
+
+
+def _safe_mod(a, b):
+    if isinstance(a, str):
+        _check_percent_format(a)
+        items = b if isinstance(b, tuple) else (b,)
+        for x in items:
+            _check_value(x)
+    try:
+        return _check_value(a % b)
+    except ZeroDivisionError:
+        raise FormulaError("division by zero") from None
+
+
+def bounded_sum(values: Any, start: Any = 0) -> Any:
+    """``sum`` with every partial sum checked: adding 1000 fractions could otherwise build million-bit numbers."""
+    values = list(values)
+    if not any(isinstance(v, Fraction) for v in values):
+        return _check_value(sum(values, start))     # whole numbers and floats cannot grow past the limits here
+    total = start
+    for value in values:
+        total = _check_value(total + value)
+    return total
+
+
 def _division(fn: Callable) -> Callable:
     def wrapped(a, b):
         try:
@@ -118,7 +194,7 @@ _OPERATORS = {
     ast.Mult: _safe_mult,
     ast.Div: _division(_op.truediv),
     ast.FloorDiv: _division(_op.floordiv),
-    ast.Mod: _division(_op.mod),
+    ast.Mod: _safe_mod,
     ast.Pow: _safe_pow,
     ast.LShift: _safe_lshift,
     ast.RShift: _safe_rshift,

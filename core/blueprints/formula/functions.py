@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from core.blueprints import helpers
-from core.blueprints.formula.bounds import _check_value
+from core.blueprints.formula.bounds import _check_value, bounded_sum
 from core.blueprints.formula.errors import FormulaError
 
 
@@ -22,10 +22,7 @@ def _bounded(fn: Callable, name: str) -> Callable:
 
     def wrapped(*args):
         for arg in args:
-            _check_value(arg)
-            if isinstance(arg, (list, tuple)):
-                for x in arg:
-                    _check_value(x)
+            _check_value(arg)       # collections are measured all the way down
         try:
             result = fn(*args)
         except FormulaError:
@@ -63,13 +60,23 @@ def _factorial(n):
 def _comb(n, k):
     if not isinstance(n, int) or n > 1_000:
         raise FormulaError("comb(): n must be an integer of at most 1000")
+    if not isinstance(k, int):
+        raise FormulaError("comb(): k must be an integer")
     return math.comb(n, k)
 
 
 def _perm(n, k=None):
     if not isinstance(n, int) or n > 1_000:
         raise FormulaError("perm(): n must be an integer of at most 1000")
+    if k is not None and not isinstance(k, int):
+        raise FormulaError("perm(): k must be an integer")
     return math.perm(n, k)
+
+
+def _float(x):
+    if isinstance(x, str) and len(x) > 200:
+        raise FormulaError("float(): text too long")
+    return float(x)
 
 
 def _fraction(n, d=1):
@@ -98,11 +105,11 @@ _RAW_FUNCTIONS: dict[str, Callable] = {
     "abs": abs,
     "min": _seq_fn(min, "min"),
     "max": _seq_fn(max, "max"),
-    "sum": _seq_fn(sum, "sum"),
+    "sum": _seq_fn(bounded_sum, "sum"),
     "sorted": lambda xs: sorted(xs),
     "round": _round,
     "int": _int,
-    "float": float,
+    "float": _float,
     "str": str,
     "bool": bool,
     "len": len,

@@ -8,6 +8,12 @@ underscore (the usual routes from an expression to Python's internals), and
 also lambdas, comprehensions, dicts and starred arguments. Only names the
 caller declares (parameters, computed values, tables) may be read. The result is a ``Formula``, checked once and
 evaluated many times.
+
+Parts of an expression that read no name (``numerator('1e99999999')``,
+``'%09d' % 5``) give the same result every time, so they are evaluated once
+here, and one that fails is refused now: hidden behind a condition that is
+true for one parameter value in hundreds, it would otherwise fail only in
+front of a student.
 """
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ from typing import Any, Iterable, Mapping
 
 from core.blueprints.formula.bounds import _OPERATORS, MAX_COLLECTION_LEN, MAX_INT_BITS
 from core.blueprints.formula.errors import FormulaError
-from core.blueprints.formula.evaluation import DEFAULT_TIME_LIMIT_S, evaluate_compiled
+from core.blueprints.formula.evaluation import DEFAULT_TIME_LIMIT_S, TimeBudgetExceeded, evaluate_compiled, time_budget
 from core.blueprints.formula.functions import CONSTANTS, FUNCTIONS
 
 MAX_SOURCE_CHARS = 2_000
@@ -72,11 +78,14 @@ def _describe(node: ast.AST) -> str:
     return _NODE_LABELS.get(type(node), f"'{type(node).__name__}' expressions")
 
 
-def compile_formula(source: Any, known_names: Iterable[str] | None = None) -> Formula:
+def compile_formula(source: Any, known_names: Iterable[str] | None = None,
+                    constants: Mapping[str, Any] | None = None) -> Formula:
     """Parse and check an expression; raise FormulaError naming what is wrong.
 
     ``known_names``, when given, is the set of variables the expression may
-    read; anything else is reported as unknown.
+    read; anything else is reported as unknown. ``constants`` are names whose
+    values are the same for every item (tables, values computed from them):
+    parts reading only those are worked out now, like parts reading no name.
     """
     if isinstance(source, bool) or not isinstance(source, (str, int, float)):
         raise FormulaError(f"expected an expression as text, got {type(source).__name__}")
@@ -164,7 +173,56 @@ def compile_formula(source: Any, known_names: Iterable[str] | None = None) -> Fo
         visit(tree, 0)
     except RecursionError:
         raise FormulaError("expression nested too deeply", text) from None
+    _check_constant_parts(tree, text, constants or {})
     return Formula(text, tree, frozenset(names), frozenset(functions))
+
+
+def _constant_parts(tree: ast.Expression, constants: Mapping[str, Any]) -> list[ast.expr]:
+    """The largest parts of the tree that read no name but constants and compute something (not bare literals)."""
+    parts: list[ast.expr] = []
+
+    def constant(node: ast.AST) -> bool:
+        """Whether ``node`` reads no name; collects the largest such parts below a part that does."""
+        children = list(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Call):
+            children = list(node.args)      # the function's own name is not a value read
+        elif isinstance(node, ast.FormattedValue):
+            children = [node.value]         # the format spec is checked text, not a computation
+        flags = [constant(child) for child in children]
+        here = all(flags) and not (isinstance(node, ast.Name) and node.id not in CONSTANTS
+                                   and node.id not in constants)
+        if not here:
+            parts.extend(child for child, flag in zip(children, flags)
+                         if flag and isinstance(child, ast.expr) and not _is_literal(child))
+        return here
+
+    if constant(tree.body) and not _is_literal(tree.body):
+        parts.append(tree.body)
+    return parts
+
+
+def _is_literal(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Constant, ast.Name)) or (
+        isinstance(node, (ast.List, ast.Tuple, ast.Set)) and all(_is_literal(e) for e in node.elts))
+
+
+def _check_constant_parts(tree: ast.Expression, text: str, constants: Mapping[str, Any]) -> None:
+    """Evaluate every part that reads no name but constants, once, all within one formula's time limit;
+    refuse one that fails."""
+    parts = _constant_parts(tree, constants)
+    if not parts:
+        return
+    try:
+        with time_budget(DEFAULT_TIME_LIMIT_S):
+            for node in parts:
+                source = ast.unparse(node)
+                try:
+                    evaluate_compiled(Formula(source, ast.Expression(body=node), frozenset(), frozenset()), constants)
+                except FormulaError as exc:
+                    shown = source if len(source) <= 60 else source[:57] + "..."
+                    raise FormulaError(f"{shown} fails whatever the values: {exc.message}", text) from None
+    except TimeBudgetExceeded:
+        raise FormulaError("the parts that read no name took longer than the time allowed to evaluate", text) from None
 
 
 def safe_eval(source: str, env: Mapping[str, Any] | None = None, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> Any:

@@ -5,21 +5,26 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
-from core.blueprints.models.base import (ID_PATTERN, Strict, fail, _version_text)
+from core.blueprints.models.base import (ID_PATTERN, MAX_LEVELS, Strict, fail, _version_text)
+
+MAX_ITEMS = 500                 # items in one assessment
+MAX_SECTIONS = 50               # sections, section weights, grade bands
+MAX_SKILLS = 200                # skills one section draws from
+MAX_MINUTES = 10_000            # about a week: longer limits are mistakes (and overflow clocks)
 
 
 class AssessmentMetadata(Strict):
     title: str
     description: Optional[str] = None
     target_audience: Optional[str] = None
-    estimated_duration_minutes: Optional[float] = Field(default=None, gt=0)
+    estimated_duration_minutes: Optional[float] = Field(default=None, gt=0, le=MAX_MINUTES)
     subject: Optional[str] = None
     level: Optional[str] = None
 
 
 class AssessmentConfiguration(Strict):
-    total_items: int = Field(ge=1, le=500)
-    time_limit_minutes: Optional[float] = Field(default=None, gt=0)
+    total_items: int = Field(ge=1, le=MAX_ITEMS)
+    time_limit_minutes: Optional[float] = Field(default=None, gt=0, le=MAX_MINUTES)
     passing_score_percent: float = Field(default=50, ge=0, le=100)
     shuffle_items: bool = True
     shuffle_options: bool = True
@@ -30,15 +35,15 @@ class AssessmentConfiguration(Strict):
 
 class WeightedSkill(Strict):
     skill_id: str
-    weight: float = Field(default=1, gt=0)
+    weight: float = Field(default=1, gt=0, le=1_000_000)
 
 
 class AssessmentSection(Strict):
     section_id: str = Field(pattern=ID_PATTERN)
     title: str
-    item_count: int = Field(ge=1)
-    skill_blueprints: list[WeightedSkill] = Field(min_length=1)
-    difficulty_distribution: dict[str, int]
+    item_count: int = Field(ge=1, le=MAX_ITEMS)
+    skill_blueprints: list[WeightedSkill] = Field(min_length=1, max_length=MAX_SKILLS)
+    difficulty_distribution: dict[str, int] = Field(max_length=MAX_LEVELS)
 
     @model_validator(mode="after")
     def _check(self) -> "AssessmentSection":
@@ -61,8 +66,8 @@ class GradeBand(Strict):
 
 class Scoring(Strict):
     method: Literal["percent_correct", "weighted_sections"] = "percent_correct"
-    section_weights: dict[str, float] = Field(default_factory=dict)
-    grade_bands: list[GradeBand] = Field(min_length=1)
+    section_weights: dict[str, float] = Field(default_factory=dict, max_length=MAX_SECTIONS)
+    grade_bands: list[GradeBand] = Field(min_length=1, max_length=MAX_SECTIONS)
 
     @model_validator(mode="after")
     def _check(self) -> "Scoring":
@@ -85,7 +90,7 @@ class AssessmentBlueprint(Strict):
     version: str
     metadata: AssessmentMetadata
     configuration: AssessmentConfiguration
-    sections: list[AssessmentSection] = Field(min_length=1)
+    sections: list[AssessmentSection] = Field(min_length=1, max_length=MAX_SECTIONS)
     scoring: Scoring
 
     _version = field_validator("version", mode="before")(_version_text)

@@ -7,19 +7,24 @@ from pydantic import Field, field_validator, model_validator
 
 from core.blueprints.models.base import (ID_PATTERN, Strict, fail, _version_text)
 
+MAX_OUTCOMES = 200
+MAX_SECTIONS = 20               # exam sections (papers), instructions
+MAX_MARKS = 1_000               # marks of one section: an exam is assembled question by question to fill them
+MAX_MINUTES = 10_000
+
 
 class Outcome(Strict):
     id: str = Field(pattern=ID_PATTERN)
     label: str
-    weight: float = Field(gt=0)
+    weight: float = Field(gt=0, le=1_000_000)
 
 
 class SpecSection(Strict):
     section: str
-    outcome_ids: list[str] = Field(min_length=1)
-    marks: int = Field(ge=1)
+    outcome_ids: list[str] = Field(min_length=1, max_length=MAX_OUTCOMES)
+    marks: int = Field(ge=1, le=MAX_MARKS)
     calculator_allowed: bool = True
-    time_allowed_minutes: float = Field(gt=0)
+    time_allowed_minutes: float = Field(gt=0, le=MAX_MINUTES)
 
 
 class CourseSpec(Strict):
@@ -28,9 +33,9 @@ class CourseSpec(Strict):
     subject: str
     level: str
     title: Optional[str] = None
-    outcomes: list[Outcome] = Field(min_length=1)
-    assessment_structure: list[SpecSection] = Field(min_length=1)
-    instructions: list[str] = Field(default_factory=list)
+    outcomes: list[Outcome] = Field(min_length=1, max_length=MAX_OUTCOMES)
+    assessment_structure: list[SpecSection] = Field(min_length=1, max_length=MAX_SECTIONS)
+    instructions: list[str] = Field(default_factory=list, max_length=MAX_SECTIONS)
 
     _version = field_validator("version", mode="before")(_version_text)
 

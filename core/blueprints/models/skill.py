@@ -2,12 +2,19 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import Field, field_validator, model_validator
 
+from core.blueprints.formula.bounds import check_nested
+from core.blueprints.formula.errors import FormulaError
 from core.blueprints.models.base import (ItemType, AnswerType, EvaluationMethod, CognitiveLevel, Calculator, Scalar,
-                                         SKILL_ID_PATTERN, MAX_DOMAIN, Strict, fail, _version_text)
+                                         SKILL_ID_PATTERN, MAX_DOMAIN, MAX_TOTAL_VALUES, MAX_LISTED, MAX_TEXT_VALUE,
+                                         MAX_PARAMETERS, MAX_TABLES, MAX_TABLE_ENTRIES, MAX_COMPUTED, MAX_LEVELS,
+                                         MAX_CONSTRAINTS, MAX_STRATEGIES, MAX_TEMPLATES, MAX_HINTS, MAX_TEMPLATE_CHARS,
+                                         MAX_CRITERIA, MAX_ANSWERS, MAX_KEYWORDS, MAX_TAGS, Strict, fail, _version_text)
+
+Template = Annotated[str, Field(max_length=MAX_TEMPLATE_CHARS)]
 
 
 class ParameterSpec(Strict):
@@ -15,12 +22,22 @@ class ParameterSpec(Strict):
     min: Optional[float] = None
     max: Optional[float] = None
     step: Optional[float] = None
-    exclude: list[Scalar] = Field(default_factory=list)
-    values: list[Scalar] = Field(default_factory=list)
+    exclude: list[Scalar] = Field(default_factory=list, max_length=MAX_LISTED)
+    values: list[Scalar] = Field(default_factory=list, max_length=MAX_LISTED)
     description: Optional[str] = None
 
     @model_validator(mode="after")
     def _check(self) -> "ParameterSpec":
+        for name in ("min", "max", "step"):
+            v = getattr(self, name)
+            if v is not None and not math.isfinite(v):
+                fail(name, f"must be a finite number, got {v}")
+        for name in ("values", "exclude"):
+            for i, v in enumerate(getattr(self, name)):
+                if isinstance(v, str) and len(v) > MAX_TEXT_VALUE:
+                    fail(f"{name}.{i}", f"text of {len(v):,} characters; at most {MAX_TEXT_VALUE:,} are allowed")
+                if isinstance(v, float) and not math.isfinite(v):
+                    fail(f"{name}.{i}", f"must be a finite number, got {v}")
         if self.type == "choice":
             if not self.values:
                 raise ValueError("a choice parameter needs a non-empty 'values' list")
@@ -46,7 +63,9 @@ class ParameterSpec(Strict):
                 if self.step is None or self.step <= 0:
                     raise ValueError("a decimal parameter needs a positive 'step' (for example 0.1)")
             if self.raw_count() > MAX_DOMAIN:
-                raise ValueError(f"range holds {self.raw_count():,} values; at most {MAX_DOMAIN:,} are allowed")
+                count = self.raw_count()
+                raise ValueError(f"range holds {'more than 10^15' if count >= 10**15 else f'{count:,}'} values; "
+                                 f"at most {MAX_DOMAIN:,} are allowed")
             if not self.domain():
                 raise ValueError("every value in the range is excluded")
         return self
@@ -61,7 +80,10 @@ class ParameterSpec(Strict):
         if self.type == "choice":
             return len(self.values)
         step = self.step or 1
-        return int(math.floor((self.max - self.min) / step + 1e-9)) + 1
+        span = (self.max - self.min) / step
+        if not math.isfinite(span) or span > 1e15:     # a range no one could list; counted as just too many
+            return 10**15
+        return int(math.floor(span + 1e-9)) + 1
 
     def domain(self) -> list[Scalar]:
         """Every value the parameter may take, in order (exclusions removed)."""
@@ -80,7 +102,7 @@ class ParameterSpec(Strict):
 
 class DifficultyLevel(Strict):
     value: float = Field(ge=0.0, le=1.0)
-    constraints: list[str] = Field(default_factory=list)
+    constraints: list[str] = Field(default_factory=list, max_length=MAX_CONSTRAINTS)
     description: Optional[str] = None
 
 
@@ -92,22 +114,43 @@ class DifficultyAdjustment(Strict):
 
 class Generation(Strict):
     item_type: ItemType
-    parameters: dict[str, ParameterSpec] = Field(default_factory=dict)
-    tables: dict[str, Union[dict[Scalar, Any], list[Any]]] = Field(default_factory=dict)
-    computed_values: dict[str, str] = Field(default_factory=dict)
+    parameters: dict[str, ParameterSpec] = Field(default_factory=dict, max_length=MAX_PARAMETERS)
+    tables: dict[str, Union[dict[Scalar, Any], list[Any]]] = Field(default_factory=dict, max_length=MAX_TABLES)
+    computed_values: dict[str, str] = Field(default_factory=dict, max_length=MAX_COMPUTED)
     answer_formula: str
     answer_type: AnswerType
     answer_decimals: Optional[int] = Field(default=None, ge=0, le=10)
-    difficulty_levels: dict[str, DifficultyLevel] = Field(min_length=1)
-    difficulty_adjustments: list[DifficultyAdjustment] = Field(default_factory=list)
+    difficulty_levels: dict[str, DifficultyLevel] = Field(min_length=1, max_length=MAX_LEVELS)
+    difficulty_adjustments: list[DifficultyAdjustment] = Field(default_factory=list, max_length=MAX_STRATEGIES)
 
     @field_validator("parameters", "computed_values", "tables", "difficulty_levels")
     @classmethod
     def _identifier_keys(cls, value: dict) -> dict:
         for key in value:
             if not isinstance(key, str) or not key.isidentifier() or key.startswith("_"):
-                raise ValueError(f"name {key!r} must be a plain identifier (letters, digits, '_'; not starting with '_' or a digit)")
+                raise ValueError(f"name {str(key)[:40]!r} must be a plain identifier (letters, digits, '_'; "
+                                 f"not starting with '_' or a digit)")
         return value
+
+    @field_validator("tables")
+    @classmethod
+    def _table_sizes(cls, value: dict) -> dict:
+        for name, table in value.items():
+            if len(table) > MAX_TABLE_ENTRIES:
+                fail(name, f"table of {len(table):,} entries; at most {MAX_TABLE_ENTRIES:,} are allowed")
+            try:
+                check_nested(table)
+            except FormulaError as exc:
+                fail(name, f"table too large for formulas: {exc.message}")
+        return value
+
+    @model_validator(mode="after")
+    def _parameter_space(self) -> "Generation":
+        total = sum(spec.raw_count() for spec in self.parameters.values())
+        if total > MAX_TOTAL_VALUES:
+            fail("parameters", f"the parameters take {total:,} values between them; at most {MAX_TOTAL_VALUES:,} "
+                               f"are allowed (use fewer values or a larger step)")
+        return self
 
 
 class DistractorStrategy(Strict):
@@ -119,13 +162,13 @@ class DistractorStrategy(Strict):
 
 
 class Presentation(Strict):
-    stem_templates: list[str] = Field(min_length=1)
+    stem_templates: list[Template] = Field(min_length=1, max_length=MAX_TEMPLATES)
     option_count: Optional[int] = Field(default=None, ge=2, le=8)
-    distractor_strategies: list[DistractorStrategy] = Field(default_factory=list)
-    distractor_validation: list[str] = Field(default_factory=list)
-    explanation_template: Optional[str] = None
-    hint_templates: list[str] = Field(default_factory=list)
-    units: Optional[str] = None
+    distractor_strategies: list[DistractorStrategy] = Field(default_factory=list, max_length=MAX_STRATEGIES)
+    distractor_validation: list[str] = Field(default_factory=list, max_length=MAX_STRATEGIES)
+    explanation_template: Optional[Template] = None
+    hint_templates: list[Template] = Field(default_factory=list, max_length=MAX_HINTS)
+    units: Optional[str] = Field(default=None, max_length=200)
 
     @field_validator("stem_templates")
     @classmethod
@@ -138,7 +181,7 @@ class Presentation(Strict):
 
 class Tolerance(Strict):
     relative: Optional[float] = Field(default=None, gt=0, lt=1)
-    absolute: Optional[float] = Field(default=None, gt=0)
+    absolute: Optional[float] = Field(default=None, gt=0, allow_inf_nan=False)
 
     @model_validator(mode="after")
     def _one(self) -> "Tolerance":
@@ -198,15 +241,16 @@ class Evaluation(Strict):
     significant_figures: Optional[Union[int, list[int], str]] = None
     decimal_places: Optional[int] = Field(default=None, ge=0, le=10)
     required_form: Literal["any", "simplified", "factorised", "expanded", "fraction", "decimal"] = "any"
-    variables: list[str] = Field(default_factory=list)      # names an answer may use beyond the key's
+    # names an answer may use beyond the key's
+    variables: list[str] = Field(default_factory=list, max_length=MAX_ANSWERS)
     assume_positive: bool = False                            # sqrt(x^2) = x only when this is declared
     units_exact: bool = False                                # the answer must use the item's exact units
-    accepted_answers: list[str] = Field(default_factory=list)
-    keywords: list[str] = Field(default_factory=list)
+    accepted_answers: list[str] = Field(default_factory=list, max_length=MAX_ANSWERS)
+    keywords: list[str] = Field(default_factory=list, max_length=MAX_KEYWORDS)
     min_keywords: Optional[int] = Field(default=None, ge=1)
     partial_credit: bool = False
     marks: Optional[int] = Field(default=None, ge=1, le=50)
-    marking_criteria: list[MarkingCriterion] = Field(default_factory=list)
+    marking_criteria: list[MarkingCriterion] = Field(default_factory=list, max_length=MAX_CRITERIA)
 
     @model_validator(mode="after")
     def _check(self) -> "Evaluation":
@@ -263,7 +307,7 @@ class Evaluation(Strict):
 
 class Benchmark(Strict):
     expected_accuracy: float = Field(ge=0, le=1)
-    expected_time_seconds: float = Field(gt=0)
+    expected_time_seconds: float = Field(gt=0, le=86_400)
 
 
 class SkillMetadata(Strict):
@@ -274,9 +318,9 @@ class SkillMetadata(Strict):
     cognitive_level: CognitiveLevel = "Apply"
     subject: Optional[str] = None
     level: Optional[str] = None
-    outcome_ids: list[str] = Field(default_factory=list)
+    outcome_ids: list[str] = Field(default_factory=list, max_length=MAX_TAGS)
     calculator: Calculator = "optional"
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list, max_length=MAX_TAGS)
 
     @model_validator(mode="after")
     def _course(self) -> "SkillMetadata":
@@ -292,7 +336,7 @@ class SkillBlueprint(Strict):
     generation: Generation
     presentation: Presentation
     evaluation: Evaluation
-    performance_benchmarks: dict[str, Benchmark] = Field(default_factory=dict)
+    performance_benchmarks: dict[str, Benchmark] = Field(default_factory=dict, max_length=MAX_TAGS)
 
     _version = field_validator("version", mode="before")(_version_text)
 

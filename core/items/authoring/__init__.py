@@ -8,7 +8,7 @@ as a tree, summarise an assessment, and turn skills or course outcomes plus
 a difficulty mix into a batch of draft items for the review queue.
 """
 from core.items.authoring.assessments import assessment_summary, difficulty_mix_rows
-from core.items.authoring.drafts import generate_drafts, generate_llm_drafts
+from core.items.authoring.drafts import generate_batches, generate_drafts, generate_llm_drafts, store_batches
 from core.items.authoring.errors import AuthoringError
 from core.items.authoring.kinds import KIND_FOLDERS, KIND_LABELS
 from core.items.authoring.library_tree import broken_files, library_tree, open_source
@@ -30,5 +30,5 @@ __all__ = [
     "library_tree", "broken_files", "open_source",
     "assessment_summary", "difficulty_mix_rows",
     "courses", "outcomes", "levels_for", "plan_for_skills", "plan_for_outcomes",
-    "generate_drafts", "generate_llm_drafts",
+    "generate_drafts", "generate_llm_drafts", "generate_batches", "store_batches",
 ]

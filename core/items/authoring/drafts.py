@@ -34,10 +34,19 @@ def generate_drafts(library: Library, store: Store, plan: Iterable[PlanEntry], s
     is unknown are skipped, entries that cannot be generated fail; both with
     the reason, and the rest of the plan still runs.
     """
+    return store_batches(store, generate_batches(library, plan, seed, progress))
+
+
+def generate_batches(library: Library, plan: Iterable[PlanEntry], seed: Any, progress: Progress = None) -> dict:
+    """A plan's items generated and nothing stored (the half of ``generate_drafts`` a worker process can do).
+
+    Returns {requested, skipped, failed, batches}; each batch is an entry
+    (skill_id, level, count) with its ``items`` and ``repeats``.
+    ``store_batches`` stores them.
+    """
     merged = _merged_plan(plan)
     total = sum(merged.values())
-    result: dict[str, Any] = {"requested": total, "generated": 0, "stored": 0, "already_stored": 0, "repeats": 0,
-                              "skipped": [], "failed": [], "entries": []}
+    out: dict[str, Any] = {"requested": total, "skipped": [], "failed": [], "batches": []}
     done = 0
     if progress:
         progress(0, total)
@@ -48,22 +57,34 @@ def generate_drafts(library: Library, store: Store, plan: Iterable[PlanEntry], s
             if level not in gen.cs.levels:
                 raise LibraryError(f"{skill_id} has no '{level}' level (it has: {', '.join(gen.cs.levels)})")
         except LibraryError as exc:
-            result["skipped"].append({**entry, "reason": str(exc)})
+            out["skipped"].append({**entry, "reason": str(exc)})
         else:
             try:
                 batch = gen.batch(level, count, str(seed))
             except GenerationError as exc:
-                result["failed"].append({**entry, "reason": str(exc)})
+                out["failed"].append({**entry, "reason": str(exc)})
             else:
-                stored = repo.insert_items(store, batch.items, status="draft")
-                result["generated"] += len(batch.items)
-                result["stored"] += stored
-                result["already_stored"] += len(batch.items) - stored
-                result["repeats"] += batch.duplicates
-                result["entries"].append({**entry, "stored": stored, "repeats": batch.duplicates})
+                out["batches"].append({**entry, "items": batch.items, "repeats": batch.duplicates})
         done += count
         if progress:
             progress(done, total)
+    return out
+
+
+def store_batches(store: Store, generated: dict) -> dict:
+    """Batches from ``generate_batches`` stored as drafts: what was stored, already stored, repeated, skipped, failed."""
+    result: dict[str, Any] = {"requested": generated["requested"], "generated": 0, "stored": 0, "already_stored": 0,
+                              "repeats": 0, "skipped": list(generated["skipped"]), "failed": list(generated["failed"]),
+                              "entries": []}
+    for batch in generated["batches"]:
+        items = batch["items"]
+        stored = repo.insert_items(store, items, status="draft")
+        result["generated"] += len(items)
+        result["stored"] += stored
+        result["already_stored"] += len(items) - stored
+        result["repeats"] += batch["repeats"]
+        result["entries"].append({"skill_id": batch["skill_id"], "level": batch["level"], "count": batch["count"],
+                                  "stored": stored, "repeats": batch["repeats"]})
     return result
 
 

@@ -6,7 +6,7 @@ import re
 import tempfile
 import threading
 from pathlib import Path
-from typing import Union
+from typing import Optional, Union
 
 from core.blueprints.library import Library, default_blueprints_dir
 from core.blueprints.loader import BlueprintError, Issue, LoadedBlueprint, parse_text
@@ -85,16 +85,22 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 
 def save_new_version(text: str, library: Library, store: Store, folder: Union[str, Path, None] = None,
-                     opened: Union[str, Path, None] = None, author: str = "teacher") -> Path:
+                     opened: Union[str, Path, None] = None, author: str = "teacher",
+                     checked: Optional[tuple[Optional[LoadedBlueprint], list[Issue]]] = None) -> Path:
     """Save a blueprint as a new version: file, database row and the in-memory library.
 
     Raises BlueprintError (with every error) when the text is not valid, and
     AuthoringError when its version is already stored or the file cannot be
     written. ``opened`` is the file the editor was opened from, used to save a
-    repaired broken file in place.
+    repaired broken file in place. ``checked`` is what ``validate_text`` gave
+    for this very text against this library when the caller has it already
+    (validated in a worker process); the text is then not exercised again.
     """
     with _save_lock:
-        loaded, issues = validate_text(text, library)
+        if checked is not None and (checked[0] is None or checked[0].text == text):
+            loaded, issues = checked
+        else:
+            loaded, issues = validate_text(text, library)
         if loaded is None:
             raise BlueprintError([i for i in issues if i.severity == "error"])
         versions = stored_versions(library, store, loaded.kind, loaded.id)

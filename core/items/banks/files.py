@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from core.blueprints.formula import time_budget
 from core.items.banks.cells import _Row
 from core.items.banks.fields import FIELDS, SOURCES
 from core.items.banks.reports import BankImport, RowError
@@ -16,6 +17,7 @@ from core.items.generator import Item
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_ROWS = 10_000
+FORMULA_BUDGET_S = 30.0     # the formula evaluations of all a file's rows; rows checked after it runs out are refused
 
 
 def _looks_like_path(value: Any) -> bool:
@@ -146,6 +148,14 @@ def _parse(path_or_text: Any, fmt: Optional[str], source: Optional[str]
     duplicates: list[tuple[int, str]] = []
     by_key: dict[str, str] = {}
     by_id: dict[str, int] = {}
+    with time_budget(FORMULA_BUDGET_S):
+        _rows_to_items(raw_rows, fmt, source, good, errors, duplicates, by_key, by_id)
+    errors.sort(key=lambda e: e.row)
+    return good, errors, duplicates
+
+
+def _rows_to_items(raw_rows: list, fmt: str, source: Optional[str], good: list, errors: list, duplicates: list,
+                   by_key: dict, by_id: dict) -> None:
     for number, data in raw_rows:
         if not isinstance(data, dict):
             errors.append(RowError(number, None, f"entry {number} must be an object of fields, "
@@ -166,8 +176,6 @@ def _parse(path_or_text: Any, fmt: Optional[str], source: Optional[str]
         by_key[item.content_key] = item.id
         by_id[item.id] = number
         good.append((number, item))
-    errors.sort(key=lambda e: e.row)
-    return good, errors, duplicates
 
 
 def parse_bank(path_or_text: Any, fmt: Optional[str] = None, source: Optional[str] = None) -> BankImport:

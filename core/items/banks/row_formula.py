@@ -1,19 +1,43 @@
-"""The formula parts of one row (template, variables, values, answer_formula), checked against the row's own key."""
+"""The formula parts of one row (template, variables, values, answer_formula), checked against the row's own key.
+
+A row's formulas get ``ROW_BUDGET_S`` of evaluation time between them (the
+file they come from may set a budget for all its rows as well), and a row may
+list at most ``MAX_CONSTRAINTS`` constraints, so no bank row can hold an
+import for long.
+"""
 from __future__ import annotations
 
 from typing import Any, Optional
 
-from core.blueprints.formula import Formula, FormulaError, compile_formula
+from core.blueprints.formula import Formula, FormulaError, TimeBudgetExceeded, compile_formula, time_budget
 from core.items.banks.cells import _BAD, _Row
 from core.items.banks.fields import FORMULA_FIELDS
 from core.items.banks.numbers import _same_answer, key_text
 from core.items.banks.variables import _compile_template, _is_plain_number, check_variables
 from core.items.sampler import GenerationError
 
+ROW_BUDGET_S = 2.0          # all the formula evaluations of one row
+MAX_CONSTRAINTS = 50
+MAX_VALUE_TEXT = 200        # characters of a value given as text (as for listed values)
+
 
 def _formula(row: _Row, answer_type: Optional[str], answer: Any, tolerance: Optional[dict],
              precision: dict) -> Any:
     """Check the formula parts; returns (text, computed_values, values) or None / _BAD."""
+    try:
+        with time_budget(ROW_BUDGET_S):
+            return _checked_formula(row, answer_type, answer, tolerance, precision)
+    except TimeBudgetExceeded as exc:
+        if exc.seconds != ROW_BUDGET_S:     # the file's budget, spent by the rows before this one
+            return row.error("answer_formula", f"not checked: the time allowed for the formulas of this file "
+                                               f"({exc.seconds:g} s) was used up; split the file or simplify "
+                                               f"its formulas.")
+        return row.error("answer_formula", f"the formulas of this question took longer than the time allowed "
+                                           f"({exc.seconds:g} s); make them quicker to evaluate.")
+
+
+def _checked_formula(row: _Row, answer_type: Optional[str], answer: Any, tolerance: Optional[dict],
+                     precision: dict) -> Any:
     given = [f for f in FORMULA_FIELDS if row.present(f)]
     extras = [f for f in ("constraints", "explanation_template") if row.present(f)]
     if not given:
@@ -40,7 +64,10 @@ def _formula(row: _Row, answer_type: Optional[str], answer: Any, tolerance: Opti
                                    f"check {', '.join(odd)}.")
     for name, v in values.items():
         if not (_is_plain_number(v) or isinstance(v, str)):
-            return row.error("values", f"value of '{name}' must be a number or text, not {v!r}.")
+            return row.error("values", f"value of '{name}' must be a number or text, not {type(v).__name__}.")
+        if isinstance(v, str) and len(v) > MAX_VALUE_TEXT:
+            return row.error("values", f"value of '{name}' is text of {len(v):,} characters; "
+                                       f"at most {MAX_VALUE_TEXT} are allowed.")
     template_text = row.text("template")
     if template_text is _BAD:
         return template_text
@@ -63,12 +90,15 @@ def _formula(row: _Row, answer_type: Optional[str], answer: Any, tolerance: Opti
         constraints = [c.strip() for c in constraints.split(";") if c.strip()]
     if not isinstance(constraints or [], list):
         return row.error("constraints", "constraints must be a list of conditions on the variables.")
+    if len(constraints or []) > MAX_CONSTRAINTS:
+        return row.error("constraints", f"a question may have at most {MAX_CONSTRAINTS} constraints.")
     compiled: list[Formula] = []
     for c in constraints or []:
         try:
             compiled.append(compile_formula(c, names))
         except FormulaError as exc:
-            return row.error("constraints", f"constraint {c!r} does not compile: {exc.message}.")
+            shown = repr(c) if len(repr(c)) <= 80 else repr(c)[:77] + "..."
+            return row.error("constraints", f"constraint {shown} does not compile: {exc.message}.")
     explanation_t = row.text("explanation_template")
     if explanation_t is not None and explanation_t is not _BAD:
         try:

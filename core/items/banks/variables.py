@@ -25,7 +25,10 @@ def _domain_size(spec: dict) -> int:
     if "values" in spec:
         return len(spec["values"])
     step = spec.get("step", 1)
-    return int(math.floor((spec["max"] - spec["min"]) / step + 1e-9)) + 1
+    span = (spec["max"] - spec["min"]) / step
+    if not math.isfinite(span) or span > 1e15:     # -1e308 to 1e308: no one could list it; just too many
+        return 10**15
+    return int(math.floor(span + 1e-9)) + 1
 
 
 def _domain_value(spec: dict, k: int) -> Any:

@@ -7,7 +7,7 @@ import random
 from itertools import product
 from typing import Any, Optional
 
-from core.blueprints.formula import FormulaError, compile_formula
+from core.blueprints.formula import FormulaError, TimeBudgetExceeded, compile_formula, time_budget
 from core.items.banks.numbers import key_text
 from core.items.banks.rows import _answer_value, _content_key, _default_explanation
 from core.items.banks.variables import _compile_template, _domain_size, _domain_value, _is_plain_number, check_variables
@@ -16,6 +16,7 @@ from core.items.sampler import GenerationError
 
 ENUMERATE_LIMIT = 5_000
 RANDOM_DRAWS = 300
+VARIANT_BUDGET_S = 2.0      # all the formula evaluations of one variant: none found in that time is none found
 
 
 def _same_values(a: dict, b: dict) -> bool:
@@ -31,8 +32,17 @@ def mutate_bank_question(item: Item, n: int, seed: Any) -> Optional[Item]:
     seeded from (id, n, seed), so a variant can be rebuilt exactly. Draws that
     repeat the original values, break a constraint, or give a key that does
     not fit the answer type (a fraction where a whole number is expected) are
-    skipped. None also when the variables allow no other values.
+    skipped. None also when the variables allow no other values, or when no
+    variant is found within ``VARIANT_BUDGET_S`` of formula evaluation.
     """
+    try:
+        with time_budget(VARIANT_BUDGET_S):
+            return _mutate(item, n, seed)
+    except TimeBudgetExceeded:
+        return None
+
+
+def _mutate(item: Item, n: int, seed: Any) -> Optional[Item]:
     cv = item.computed_values or {}
     if item.item_type == "multiple_choice" or not all(k in cv for k in ("template", "variables", "answer_formula")):
         return None
