@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.test_student_browser import CHROMIUM, IDLE, ROOT, free_port, settle, wait_healthy
+from tests.browser.test_student_browser import CHROMIUM, IDLE, ROOT, free_port, settle, stop_server, wait_healthy
 
 CLASS, NAME = "R-CLASS", "Rae Reload"
 
@@ -97,9 +97,4 @@ def test_reloads_keep_the_student_signed_in_on_the_same_page(tmp_path: Path):
             finally:
                 browser.close()
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_server(server)

@@ -48,6 +48,16 @@ def wait_healthy(url: str, server: subprocess.Popen, log: Path, timeout: float =
     pytest.fail(f"streamlit did not answer {url} within {timeout:.0f} s:\n{log.read_text()[-3000:]}")
 
 
+def stop_server(server: subprocess.Popen) -> None:
+    """Stopped as a service manager stops it: terminate, then kill if it does not end."""
+    server.terminate()
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
 def settle(page, timeout: float = 30_000) -> None:
     """Wait for the script run a click started to finish."""
     page.wait_for_timeout(300)   # let the rerun start, so 'notRunning' below is the run after it
@@ -164,12 +174,7 @@ def test_student_practises_and_sits_a_mock_exam(tmp_path: Path):
             finally:
                 browser.close()
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_server(server)
     # Stopped like a service manager stops it: the app closes its database, so nothing is reported leaked.
     shutdown = log.read_text()
     assert "Stopping..." in shutdown and "leaked" not in shutdown, shutdown[-3000:]
