@@ -45,6 +45,19 @@ def _level_key(level: str) -> int:
     return LEVEL_ORDER.index(level) if level in LEVEL_ORDER else len(LEVEL_ORDER)
 
 
+def _fills_exactly(total: int, marks: list[int], cap: int) -> bool:
+    """Whether up to ``cap`` questions of each skill (worth ``marks``) can add up to exactly ``total``."""
+    full = (1 << (total + 1)) - 1
+    reach = 1
+    for m in marks:
+        step, grown = reach, reach
+        for _ in range(cap):
+            step = (step << m) & full
+            grown |= step
+        reach = grown
+    return bool(reach >> total & 1)
+
+
 def default_blueprints_dir() -> Path:
     return Path(os.environ.get("WORKBENCH_BLUEPRINTS", PROJECT_ROOT / "blueprints"))
 
@@ -291,16 +304,34 @@ class Library:
                     issues.append(loaded.issue(["outcomes", k, "id"],
                                                f"no skill blueprint covers outcome '{outcome.id}' yet; practice on it will "
                                                f"need the local bank or an LLM", "warning"))
-            for k, section in enumerate(spec.assessment_structure):
-                if section.calculator_allowed:
-                    continue
-                for oid in section.outcome_ids:
-                    usable = [s for s in tagged if oid in s.model.metadata.outcome_ids and s.model.metadata.calculator != "required"]
-                    covering = [s for s in tagged if oid in s.model.metadata.outcome_ids]
-                    if covering and not usable:
-                        issues.append(loaded.issue(["assessment_structure", k, "outcome_ids"],
-                                                   f"'{section.section}' is non-calculator but every blueprint for "
-                                                   f"outcome '{oid}' needs a calculator", "warning"))
+            structures = [(["assessment_structure"], spec.assessment_structure)]
+            structures += [(["formats", name, "assessment_structure"], fmt.assessment_structure)
+                           for name, fmt in spec.formats.items()]
+            for where, structure in structures:
+                for k, section in enumerate(structure):
+                    if section.calculator_allowed:
+                        continue
+                    for oid in section.outcome_ids:
+                        usable = [s for s in tagged if oid in s.model.metadata.outcome_ids
+                                  and s.model.metadata.calculator != "required"]
+                        covering = [s for s in tagged if oid in s.model.metadata.outcome_ids]
+                        if covering and not usable:
+                            issues.append(loaded.issue([*where, k, "outcome_ids"],
+                                                       f"'{section.section}' is non-calculator but every blueprint for "
+                                                       f"outcome '{oid}' needs a calculator", "warning"))
+                for k, section in enumerate(structure):
+                    fmt = spec.formats.get(where[1]) if where[0] == "formats" else None
+                    cap = spec.topic_cap(section, fmt)
+                    marks = [s.model.evaluation.total_marks() for s in tagged
+                             if set(section.outcome_ids) & set(s.model.metadata.outcome_ids)
+                             and (section.calculator_allowed or s.model.metadata.calculator != "required")]
+                    if marks and not _fills_exactly(section.marks, marks, cap):
+                        issues.append(loaded.issue([*where, k, "marks"],
+                                                   f"no choice of the skill blueprints for '{section.section}' (worth "
+                                                   f"{', '.join(map(str, sorted(set(marks))))} marks, at most {cap} a "
+                                                   f"skill) adds up to exactly {section.marks} marks; an exam will need "
+                                                   f"bank questions to fill it (add a skill blueprint with other marks, "
+                                                   f"or raise max_per_topic)", "warning"))
 
     # ------------------------------------------------------------------
     def generator(self, skill_id: str) -> SkillGenerator:

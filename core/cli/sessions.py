@@ -21,7 +21,10 @@ def cmd_exam(args: argparse.Namespace) -> int:
     try:
         runner = _runner(wb)
         try:
-            sid = runner.start("exam", args.student, {"subject": args.subject, "level": args.level, "seed": args.seed})
+            config = {"subject": args.subject, "level": args.level, "seed": args.seed}
+            if args.format and args.format != "full":
+                config["format"] = args.format
+            sid = runner.start("exam", args.student, config)
         except FlowError as exc:
             raise CommandError(str(exc)) from None
         view = runner.view(sid)
@@ -36,7 +39,7 @@ def cmd_exam(args: argparse.Namespace) -> int:
         for section in package["sections"]:
             print(f"\n{section['section']} ({section['marks']} marks)")
             for q in section["questions"]:
-                print(f"  {q['number']:>2}. [{q['marks']}] {q['stem']}")
+                print(f"  {q.get('label', q['number']):>5}. [{q['marks']}] {q['stem']}")
                 for k, opt in enumerate(q["options"]):
                     print(f"        {chr(65 + k)}. {opt}")
     return 0
@@ -155,6 +158,9 @@ def add_parsers(sub) -> None:
     p.add_argument("--level", required=True, help='e.g. "Nat 5"')
     p.add_argument("--seed", default="0")
     p.add_argument("--student", default="cli", help="whose exam (novelty is per student; default 'cli')")
+    p.add_argument("--format", default=None,
+                   help="another shape of paper from the course spec's formats (e.g. 'short' for the National 5 "
+                        "90-mark mock); default: the full paper")
 
     p = add_command(sub, "session", "Drive any session flow: start, view, or run a command on it.", cmd_session, db=True)
     p.add_argument("action", choices=["start", "view", "do"])

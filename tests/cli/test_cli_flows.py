@@ -51,7 +51,7 @@ def test_exam_prints_the_package_without_keys(tmp_path: Path):
     out = run("exam", "--subject", "Mathematics", "--level", "Nat 5", "--seed", "3", "--json")
     assert out.returncode == 0, out.stderr
     exam = json.loads(out.stdout)
-    assert exam["total_marks"] == 90 and exam["question_count"] >= 30 and len(exam["sections"]) == 2
+    assert exam["total_marks"] == 110 and exam["question_count"] >= 30 and len(exam["sections"]) == 2
     text = out.stdout
     assert "correct_answer" not in text and "correct_index" not in text and "explanation" not in text
     db = tmp_path / "exam.duckdb"

@@ -220,6 +220,153 @@ def _h_trig(p: dict) -> str:
     return ", ".join(_num(s) for s in sols)
 
 
+def _h_complete_square(p: dict) -> str:
+    # The printed quadratic a x² + b x + c is symmetric about the midpoint of its roots of
+    # f(x) = c, x = 0 and x = -b/a; q is the value of f there (the turning point's y).
+    a, b, c = Fraction(p["a"]), Fraction(p["b"]), Fraction(p["c"])
+    axis = (0 + (-b / a)) / 2
+    return str(a * axis * axis + b * axis + c)
+
+
+def _h_composite(p: dict) -> Expr:
+    a, b, c = p["a"], p["b"], p["c"]
+    f = f"(({a})*({{0}}) + ({b}))"                # f(t) = a t + b
+    g = f"(({{0}})**2 + ({c}))"                   # g(t) = t² + c
+    if p["kind"] == "f(g(x))":
+        return Expr(f.format(g.format("x")))
+    if p["kind"] == "g(f(x))":
+        return Expr(g.format(f.format("x")))
+    # the inverse undoes f: subtract b, then divide by a
+    return Expr(f"(x - ({b}))/({a})")
+
+
+def _h_factor(p: dict) -> Expr:
+    # Rebuild the printed cubic from its factors, then find its rational roots by trial
+    # (p/q with p dividing the constant and q the leading coefficient), as a student would.
+    n, s, r1, r2 = p["n"], p["s"], p["r1"], p["r2"]
+    coeffs = [1]
+    for lead, const in ((1, -r1), (1, -r2), (n, -s)):
+        nxt = [0] * (len(coeffs) + 1)
+        for i, co in enumerate(coeffs):
+            nxt[i] += co * lead
+            nxt[i + 1] += co * const
+        coeffs = nxt
+
+    def value(x: Fraction) -> Fraction:
+        out = Fraction(0)
+        for co in coeffs:
+            out = out * x + co
+        return out
+
+    lead, const = coeffs[0], coeffs[-1]
+    candidates = {Fraction(sign * num, den) for num in range(1, abs(const) + 1) if const % num == 0
+                  for den in range(1, abs(lead) + 1) if lead % den == 0 for sign in (1, -1)}
+    roots = sorted(r for r in candidates if value(r) == 0)
+    assert len(roots) == 3, (coeffs, roots)
+    factors = [f"({r.denominator}*x - ({r.numerator}))" for r in roots]
+    scale = Fraction(lead, math.prod(r.denominator for r in roots))
+    return Expr(f"({scale})*" + "*".join(factors))
+
+
+def _h_log(p: dict) -> int:
+    b, n = p["b"], p["n"]
+    power = b ** n
+    if p["kind"] == "evaluate":
+        u, v = p["u"], p["v"]
+        w = u * v // power                        # the third number printed
+        value = math.log(u, b) + math.log(v, b) - math.log(w, b)
+        assert abs(value - round(value)) < 1e-9
+        return round(value)
+    x0 = p["x0"]
+    if p["kind"] == "double":                     # 2 log x - log k = n, k as printed
+        k = x0 * x0 // power
+        sols = [x for x in range(1, 1001) if Fraction(x * x, k) == power]
+    else:                                         # log x + log (x + d) = n, d as printed
+        d = power // x0 - x0
+        sols = [x for x in range(1, 1001) if x * (x + d) == power]
+    assert len(sols) == 1
+    return sols[0]
+
+
+def _h_scalar(p: dict) -> int:
+    P = (p["p1"], p["p2"], p["p3"])
+    Q = (p["q1"], p["q2"], p["q3"])
+    C = (p["c1"], p["c2"], p["c3"])
+
+    def dot(u, v) -> int:
+        return sum(x * y for x, y in zip(u, v))
+
+    if p["kind"] == "p.(p+q)":
+        return dot(P, P) + dot(P, Q)              # distributive law instead of forming p + q
+    if p["kind"] == "AB.AC":
+        return dot([q - a for q, a in zip(Q, P)], [c - a for c, a in zip(C, P)])
+    sols = [t for t in range(-200, 201) if dot((t, P[1], P[2]), (Q[0], Q[1], t)) == 0]
+    assert len(sols) == 1
+    return sols[0]
+
+
+def _h_vector_angle(p: dict) -> float:
+    # The cosine rule in the triangle with sides |x|, |y| and |x - y|, not the scalar product.
+    A = (p["a1"], p["a2"], p["a3"])
+    B = (p["b1"], p["b2"], p["b3"])
+    C = (p["c1"], p["c2"], p["c3"])
+    x = [s - t for s, t in zip(A, B)]
+    y = [s - t for s, t in zip(C, B)]
+    xx, yy = sum(v * v for v in x), sum(v * v for v in y)
+    opp = sum((s - t) ** 2 for s, t in zip(x, y))
+    cos_b = (xx + yy - opp) / (2 * math.sqrt(xx) * math.sqrt(yy))
+    return _round_half_up(math.degrees(math.acos(cos_b)), 1)
+
+
+def _h_tangent(p: dict) -> Expr:
+    a, b, c, d, k, x0 = p["a"], p["b"], p["c"], p["d"], p["k"], p["x0"]
+
+    def f(x: Fraction) -> Fraction:
+        return a * x ** 3 + b * x ** 2 + c * x + d + (k / x if k else 0)
+
+    h = Fraction(1, 10 ** 6)                      # a central difference, exact in fractions
+    slope = ((f(x0 + h) - f(x0 - h)) / (2 * h)).limit_denominator(1000)
+    y0 = f(Fraction(x0))
+    return Expr(f"({slope})*(x - ({x0})) + ({y0})")
+
+
+def _h_stationary(p: dict) -> str:
+    a, p0, q0, d = p["a"], p["p"], p["q"], p["d"]
+    b, c = Fraction(-3 * a * (p0 + q0), 2), 3 * a * p0 * q0     # the printed cubic
+
+    def f(x) -> Fraction:
+        return a * Fraction(x) ** 3 + b * Fraction(x) ** 2 + c * x + d
+
+    h = Fraction(1, 10 ** 6)
+    flat = [x for x in range(-10, 11) if abs((f(x + h) - f(x - h)) / (2 * h)) < Fraction(1, 10 ** 6)]
+    assert len(flat) == 2, flat
+    return " and ".join(f"({x}, {f(x)})" for x in flat)
+
+
+_TRIPLES = [(3, 4, 5), (5, 12, 13), (8, 15, 17), (7, 24, 25), (20, 21, 29)]
+
+
+def _h_addition(p: dict) -> str:
+    def angle(t: int, flip: int) -> float:
+        leg1, leg2, _ = _TRIPLES[t]
+        opp, adj = (leg2, leg1) if flip else (leg1, leg2)
+        return math.atan2(opp, adj)
+
+    A, B = angle(p["ta"], p["fa"]), angle(p["tb"], p["fb"])
+    fn = math.sin if p["func"] == "sin" else math.cos
+    target = {"double": 2 * A, "sum": A + B, "difference": A - B}[p["kind"]]
+    return str(Fraction(fn(target)).limit_denominator(1000))
+
+
+def _h_wave(p: dict) -> float:
+    a, b = p["a"], p["b"]
+    k = math.sqrt(a * a + b * b)
+    alpha = math.degrees(math.acos(a / k))        # 0..180 from the cosine; the sine's sign picks the half-turn
+    if b < 0:
+        alpha = 360 - alpha
+    return _round_half_up(alpha, 1)
+
+
 # --------------------------------------------------------------------------
 # Advanced Higher
 
@@ -297,6 +444,13 @@ def _ah_series(p: dict) -> str:
     return str(a / (1 - r))
 
 
+def _ah_euclid(p: dict) -> int:
+    a, b = p["g"] * p["p"], p["g"] * p["q"]
+    while b:                                   # the Euclidean algorithm itself
+        a, b = b, a - (a // b) * b
+    return a
+
+
 ORACLES = {
     "SQA.MATH.N3.ROUNDING": _n3_rounding,
     "SQA.MATH.N3.PERCENT_OF_AMOUNT": _n3_percent,
@@ -316,10 +470,21 @@ ORACLES = {
     "SQA.MATH.H.DIFFERENTIATE": _h_differentiate,
     "SQA.MATH.H.DEFINITE_INTEGRAL": _h_integral,
     "SQA.MATH.H.TRIG_EQUATION": _h_trig,
+    "SQA.MATH.H.COMPLETE_SQUARE": _h_complete_square,
+    "SQA.MATH.H.COMPOSITE_FUNCTION": _h_composite,
+    "SQA.MATH.H.FACTOR_THEOREM": _h_factor,
+    "SQA.MATH.H.LOG_EQUATION": _h_log,
+    "SQA.MATH.H.SCALAR_PRODUCT": _h_scalar,
+    "SQA.MATH.H.VECTOR_ANGLE": _h_vector_angle,
+    "SQA.MATH.H.TANGENT_EQUATION": _h_tangent,
+    "SQA.MATH.H.STATIONARY_POINTS": _h_stationary,
+    "SQA.MATH.H.ADDITION_FORMULAE": _h_addition,
+    "SQA.MATH.H.WAVE_FUNCTION": _h_wave,
     "SQA.MATH.AH.BINOMIAL_COEFF": _ah_binomial,
     "SQA.MATH.AH.PARTIAL_FRACTIONS": _ah_partial,
     "SQA.MATH.AH.PRODUCT_RULE": _ah_product,
     "SQA.MATH.AH.COMPLEX_ARGUMENT": _ah_argument,
     "SQA.MATH.AH.MATRIX_DETERMINANT": _ah_determinant,
     "SQA.MATH.AH.SERIES_SUM": _ah_series,
+    "SQA.MATH.AH.EUCLIDEAN_GCD": _ah_euclid,
 }

@@ -325,6 +325,11 @@ def quartiles_siqr(p: dict) -> float:
     return (_median(upper) - _median(lower)) / 2
 
 
+def trig_graphs(p: dict) -> int:
+    # The key is the period: the smallest positive shift t with sin(b(x + t)) = sin(bx), i.e. b·t = 360.
+    return next(t for t in range(1, 361) if (p["b"] * t) % 360 == 0)
+
+
 ORACLES = {
     "SQA.MATH.N5.PERCENT_APPRECIATION": percent_appreciation,
     "SQA.MATH.N5.FRACTIONS_MIXED_NUMBERS": fractions_mixed_numbers,
@@ -350,4 +355,5 @@ ORACLES = {
     "SQA.MATH.N5.SINE_RULE": sine_rule,
     "SQA.MATH.N5.STANDARD_DEVIATION": standard_deviation,
     "SQA.MATH.N5.QUARTILES_SIQR": quartiles_siqr,
+    "SQA.MATH.N5.TRIG_GRAPHS": trig_graphs,
 }

@@ -14,7 +14,7 @@ from core.blueprints.models.assessment import (AssessmentBlueprint, AssessmentCo
                                                AssessmentSection, GradeBand, Scoring, WeightedSkill)
 from core.blueprints.models.base import (ID_PATTERN, MAX_DOMAIN, SKILL_ID_PATTERN, AnswerType, Calculator, CognitiveLevel,
                                          EvaluationMethod, ItemType, Scalar, Strict, fail)
-from core.blueprints.models.course import CourseSpec, Outcome, SpecSection
+from core.blueprints.models.course import CourseSpec, ExamFormat, Formula, Outcome, SpecSection
 from core.blueprints.models.skill import (Benchmark, DifficultyAdjustment, DifficultyLevel, DistractorStrategy, Evaluation,
                                           Generation, MarkingCriterion, ParameterSpec, Presentation, SkillBlueprint,
                                           SkillMetadata, Tolerance)
@@ -29,7 +29,8 @@ def blueprint_id(kind: str, model: BaseModel) -> str:
 
 __all__ = ["AnswerType", "AssessmentBlueprint", "AssessmentConfiguration", "AssessmentMetadata",
            "AssessmentSection", "Benchmark", "Calculator", "CognitiveLevel", "CourseSpec",
-           "DifficultyAdjustment", "DifficultyLevel", "DistractorStrategy", "Evaluation", "EvaluationMethod",
+           "DifficultyAdjustment", "DifficultyLevel", "DistractorStrategy", "Evaluation", "EvaluationMethod", "ExamFormat",
+           "Formula",
            "Generation", "GradeBand", "ID_PATTERN", "ItemType", "MAX_DOMAIN", "MarkingCriterion", "Outcome",
            "ParameterSpec", "Presentation", "SKILL_ID_PATTERN", "Scalar", "Scoring", "SkillBlueprint",
            "SkillMetadata", "SpecSection", "Strict", "Tolerance", "WeightedSkill", "fail", "KINDS",

@@ -6,6 +6,7 @@ import re
 from typing import Any, Optional
 
 from core.blueprints.compiler import compile_template
+from core.blueprints.models.base import SKILL_ID_PATTERN
 from core.items.banks.cells import _BAD, _Row
 from core.items.banks.fields import (ANSWER_TYPES, CALCULATOR, DEFAULT_METHOD, DIFFICULTY_VALUES, FIELDS,
                                      FORMULA_FIELDS, ITEM_TYPES, METADATA_SHORTCUTS, METHODS, SOURCES)
@@ -113,6 +114,15 @@ def _metadata(row: _Row) -> Any:
         if not isinstance(c, str) or c.strip().lower() not in CALCULATOR:
             return row.error("metadata.calculator", f"calculator must be none, optional or required, not {c!r}.")
         meta["calculator"] = c.strip().lower()
+    if "skill" in meta:
+        k = meta["skill"]
+        if k in (None, ""):
+            del meta["skill"]
+        elif not isinstance(k, str) or not re.fullmatch(SKILL_ID_PATTERN, k.strip()):
+            return row.error("metadata.skill", f"skill must be a skill blueprint id such as SQA.MATH.N5.SURDS, "
+                                               f"not {k!r}.")
+        else:
+            meta["skill"] = k.strip()
     return meta
 
 
@@ -269,7 +279,8 @@ def _build(row: _Row, forced_source: Optional[str]) -> Optional[Item]:
         evaluation={"method": method, "tolerance": tolerance, "significant_figures": None, "required_form": "any",
                     "keywords": list(keywords), "min_keywords": None, "partial_credit": bool(criteria)},
         generation_params=formula[2] if isinstance(formula, tuple) else {}, computed_values=computed,
-        subject=subject, level=_level(level), outcome_ids=[outcome_id], skill_ids=[],
+        subject=subject, level=_level(level), outcome_ids=[outcome_id],
+        skill_ids=[meta["skill"]] if meta.get("skill") else [],
         calculator=meta.get("calculator", "optional"), content_key=key, status="approved",
     )
     problem = item_key_problem(item)
