@@ -103,6 +103,25 @@ class CompiledStep:
 
 
 @dataclasses.dataclass
+class CompiledDiagramPart:
+    """A side (``name`` "BC") or an angle (``name`` "B") of a diagram: its label and the formula of its size."""
+
+    name: str
+    label: Optional[Template]
+    value: Optional[Formula]            # length or size in degrees, for the shape
+    right: bool = False
+
+
+@dataclasses.dataclass
+class CompiledDiagram:
+    kind: str
+    vertices: list[str]
+    when: Optional[Formula]
+    sides: list[CompiledDiagramPart]
+    angles: list[CompiledDiagramPart]
+
+
+@dataclasses.dataclass
 class CompiledSkill:
     blueprint: SkillBlueprint
     hash: str
@@ -121,6 +140,7 @@ class CompiledSkill:
     hints: list[Template]
     steps: list[CompiledStep] = dataclasses.field(default_factory=list)
     units: Optional[Template] = None        # units that depend on the item, such as "{unit}"
+    diagrams: list[CompiledDiagram] = dataclasses.field(default_factory=list)
 
     @property
     def skill_id(self) -> str:
@@ -306,6 +326,25 @@ def _compile_skill(bp: SkillBlueprint, loaded: Optional[LoadedBlueprint], bluepr
     if p.units and "{" in p.units:
         units = template(["presentation", "units"], p.units, value_scope - set(g.tables), False)
 
+    diagrams: list[CompiledDiagram] = []
+    for d, diagram in enumerate(bp.diagrams):
+        where: list = ["diagram", d] if isinstance(bp.diagram, list) else ["diagram"]
+        when = formula(where + ["when"], diagram.when, with_answer) if diagram.when else None
+        parts: dict[str, list[CompiledDiagramPart]] = {"sides": [], "angles": []}
+        for group, entries in (("sides", diagram.sides), ("angles", diagram.angles)):
+            for name, entry in entries.items():
+                size_field = "length" if group == "sides" else "size"
+                label = (template(where + [group, name, "label"], entry.label, value_scope - set(g.tables), True)
+                         if entry.label else None)
+                source = getattr(entry, size_field)
+                value = formula(where + [group, name, size_field], source, with_answer) if source else None
+                if value is None and source is None and label is not None and label.fields:
+                    # "{a} cm": the side is a long, when a is a number
+                    value = formula(where + [group, name, size_field], label.fields[0], with_answer)
+                parts[group].append(CompiledDiagramPart(name, label, value, getattr(entry, "right", False)))
+        diagrams.append(CompiledDiagram(diagram.kind, list(diagram.vertices), when, parts["sides"],
+                                        parts["angles"]))
+
     if issues:
         if len(issues) > MAX_ISSUES:
             more = len(issues) - MAX_ISSUES
@@ -316,5 +355,5 @@ def _compile_skill(bp: SkillBlueprint, loaded: Optional[LoadedBlueprint], bluepr
         blueprint=bp, hash=blueprint_hash or (loaded.hash if loaded else ""), domains=domains, decimals=decimals,
         tables=dict(g.tables), computed=computed, answer=answer, constraints=constraints, adjustments=adjustments,
         distractors=distractors, validation=validation, accepted=accepted, stems=stems, explanation=explanation,
-        hints=hints, steps=steps, units=units,
+        hints=hints, steps=steps, units=units, diagrams=diagrams,
     )

@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional
 from core.blueprints.library import Library, LibraryError
 from core.flows.base import FlowError
 from core.flows.evaluation import draw_item, order_slots, plan_slots
-from core.flows.exam import assemble_sections, exam_instructions
+from core.flows.exam_plan import assemble_sections, exam_instructions, format_name
 from core.items.generator import Item
 from core.items.sources import NoQuestions, QuestionSource, stem_key
 
@@ -47,7 +47,10 @@ def _question(item: Item, number: int, marks: int, section: str, outcome_id: Opt
             # teacher-only from here on
             "answer_key": item.correct_answer, "correct_index": item.correct_index,
             "accepted_answers": list(item.accepted_answers), "explanation": item.explanation,
-            "marking_scheme": item.marking_scheme}
+            "marking_scheme": item.marking_scheme,
+            # the figure printed with it; for an item stored before items kept their diagrams, the parameters
+            # let printing work it out from the blueprint (core.exams.diagrams.fill_diagrams)
+            "diagram": item.diagram, "generation_params": dict(item.generation_params or {})}
 
 
 # --------------------------------------------------------------------------
@@ -55,11 +58,15 @@ def _question(item: Item, number: int, marks: int, section: str, outcome_id: Opt
 
 
 def build_paper(source: QuestionSource, subject: str, level: str, seed: Any, progress: Progress = None,
-                approved_only: bool = False) -> dict:
+                approved_only: bool = False, exam_format: Optional[str] = None) -> dict:
     """The class paper the exam flow assembles for config {subject, level, seed, paper_key: paper:SEED}.
 
     With ``approved_only`` (a class that gets approved items only) the paper holds
-    teacher-approved questions only, as the flow then draws them.
+    teacher-approved questions only, as the flow then draws them. ``exam_format``
+    names another shape of paper from the course spec's ``formats`` (the National 5
+    "short" mock, say); None is the full paper. Questions on one skill share a
+    question number as parts: each question keeps ``number`` (its answer slot,
+    1..n) and has ``question``, ``part`` (None, "a", "b" ...) and ``label`` ("5(a)").
     """
     seed = str(seed).strip()
     if not seed:
@@ -70,18 +77,23 @@ def build_paper(source: QuestionSource, subject: str, level: str, seed: Any, pro
     except NoQuestions as exc:
         raise PaperError(f"{exc}.") from None
     subject, level = spec.subject, spec.level
+    fmt = format_name(exam_format)
     try:
-        drawn = assemble_sections(source, spec, student, seed, EXAM_COUNT, approved_only, progress)
+        shape = spec.exam_format(fmt)
+    except ValueError as exc:
+        raise PaperError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
+    try:
+        drawn = assemble_sections(source, spec, student, seed, EXAM_COUNT, approved_only, progress,
+                                  exam_format=fmt or None)
     except NoQuestions as exc:
-        fix = ("approve questions for them on the Review page" if approved_only
-               else "add bank questions or skill blueprints for them")
-        raise PaperError(f"{exc}; {fix}.") from None
+        raise PaperError(f"{exc}.") from None
     sections = []
     number = 0
     for part in drawn:
         section, questions = part["section"], []
         for q in part["questions"]:
             question = _question(q.item, q.number, q.marks, section.section, q.outcome_id, q.route)
+            question.update(question=q.question, part=q.part, label=q.label)
             if q.marked_out_of is not None:
                 question["marked_out_of"] = q.marked_out_of
             questions.append(question)
@@ -92,13 +104,18 @@ def build_paper(source: QuestionSource, subject: str, level: str, seed: Any, pro
     config = {"subject": subject, "level": level, "seed": seed, "paper_key": student}
     if approved_only:
         config["approved_only"] = True
+    if fmt:
+        config["format"] = fmt
+    title = spec.title or f"{subject} {level}"
     return {
-        "kind": "exam", "title": f"{spec.title or f'{subject} {level}'}: mock exam",
+        "kind": "exam", "title": f"{title}: {shape.title.lower() if fmt else 'mock exam'}",
+        "course_title": title, "format": fmt or "full",
         "subject": subject, "level": level, "seed": seed, "paper_key": student, "approved_only": approved_only,
         "config": config,
         "total_marks": sum(q["marks"] for s in sections for q in s["questions"]),
         "question_count": number, "time_allowed_minutes": sum(s["time_allowed_minutes"] for s in sections),
-        "instructions": exam_instructions(spec),
+        "instructions": exam_instructions(spec, fmt or None),
+        "formulae": [f.model_dump() for f in spec.formulae],
         "sections": sections,
     }
 
@@ -141,8 +158,10 @@ def build_evaluation_paper(library: Library, assessment_id: str, seed: Any, prog
         for slot in (s for s in slots if s["section_id"] == section.section_id):
             item = items[slot["item_id"]]
             number += 1
-            questions.append(_question(item, number, item.marks, section.title,
-                                       item.outcome_ids[0] if item.outcome_ids else None, "generated"))
+            question = _question(item, number, item.marks, section.title,
+                                 item.outcome_ids[0] if item.outcome_ids else None, "generated")
+            question.update(question=number, part=None, label=str(number))
+            questions.append(question)
         sections.append({"section": section.title, "section_id": section.section_id, "calculator_allowed": None,
                          "marks": sum(q["marks"] for q in questions), "time_allowed_minutes": None,
                          "questions": questions, "outcomes_without_questions": []})
@@ -154,7 +173,8 @@ def build_evaluation_paper(library: Library, assessment_id: str, seed: Any, prog
         instructions.append(f"Time allowed: {cfg.time_limit_minutes:g} minutes.")
     instructions.append(f"The pass mark is {cfg.passing_score_percent:g}%.")
     return {
-        "kind": "evaluation", "title": bp.metadata.title, "assessment_id": bp.assessment_id,
+        "kind": "evaluation", "title": bp.metadata.title, "course_title": bp.metadata.title, "formulae": [],
+        "assessment_id": bp.assessment_id,
         "version": bp.version, "subject": bp.metadata.subject, "level": bp.metadata.level, "seed": seed,
         "config": {"assessment_id": bp.assessment_id, "seed": seed},
         "total_marks": sum(s["marks"] for s in sections), "question_count": number,

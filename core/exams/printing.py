@@ -1,162 +1,174 @@
-"""Printable versions of a paper: Markdown and a self-contained HTML page, with or without the answers."""
+"""Printed papers: the question paper and its marking scheme, each one self-contained HTML file.
+
+Both open offline in any browser and print to A4 (or to PDF from the print
+dialog): the maths is MathML made here (``core.exams.typeset``), diagrams
+are inline SVG (``core.exams.diagrams``), the styles are inline, and nothing
+is fetched. Each printed question's element carries ``data-question`` (its
+printed number) and ``data-marks`` (its marks, parts included), so the marks
+in either file add up to the paper's total.
+
+The question paper follows an SQA paper: for each paper a cover (course,
+paper, calculator or not, time allowed, total marks, instructions, the
+candidate's boxes), the course's formulae list on its own page, questions
+with their parts, marks in the right-hand margin and working space sized by
+marks, "[END OF QUESTION PAPER]". The marking scheme gives, per question,
+the answer and a generic and an illustrative scheme mark by mark (•1, •2,
+...), follow-through notes and the worked solution.
+"""
 from __future__ import annotations
 
 import html
-import re
+from pathlib import Path
 from typing import Any, Optional
 
+from core.exams.diagrams import diagram_svg
+from core.exams.mathml import latex_to_mathml
+from core.exams.print_style import PAPER_CSS, PRINT_ADVICE, document
+from core.exams.scheme import marking_scheme_html
+from core.exams.structure import (answer_text, course_title, printed_question_count, question_groups, scheme_lines,
+                                  section_marks)
+from core.exams.typeset import duration, typeset_html
 
-def _marks(n: Any) -> str:
-    return f"{n:g} mark{'' if n == 1 else 's'}" if isinstance(n, (int, float)) else f"{n} marks"
+PAPER_FILE, SCHEME_FILE = "paper.html", "marking-scheme.html"
 
-
-def _subtitle(paper: dict) -> str:
-    parts = [p for p in (paper.get("subject"), paper.get("level")) if p]
-    parts.append(f"Total: {_marks(paper['total_marks'])}")
-    if paper.get("time_allowed_minutes"):
-        parts.append(f"Time allowed: {paper['time_allowed_minutes']:g} minutes")
-    parts.append(f"Paper {paper['seed']}")
-    return " · ".join(str(p) for p in parts)
-
-
-def _section_line(section: dict) -> str:
-    bits = [_marks(section["marks"])]
-    if section.get("time_allowed_minutes"):
-        bits.append(f"{section['time_allowed_minutes']:g} minutes")
-    if section.get("calculator_allowed") is not None:
-        bits.append("calculator allowed" if section["calculator_allowed"] else "no calculator")
-    return ", ".join(bits)
+__all__ = ["PAPER_FILE", "PRINT_ADVICE", "SCHEME_FILE", "PrintError", "answer_text", "course_title",
+           "marking_scheme_html", "paper_html", "printed_question_count", "question_groups", "scheme_lines",
+           "working_space_mm", "write_paper"]
 
 
-def _answer(q: dict) -> str:
-    key = str(q["answer_key"])
-    if q.get("options") and q.get("correct_index") is not None:
-        key = f"{chr(65 + q['correct_index'])}. {key}"
-    if q.get("units") and not q.get("options"):
-        key = f"{key} {q['units']}"
-    return key
+class PrintError(ValueError):
+    """A paper that cannot be written out; the message says why and what to do."""
 
 
-def _plain_formula(text: str) -> str:
-    """A follow-through formula without the brackets round the whole of it."""
-    text = text.strip()
-    while text.startswith("(") and text.endswith(")"):
-        depth = 0
-        for k, ch in enumerate(text):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0 and k < len(text) - 1:
-                return text
-        text = text[1:-1].strip()
-    return text
+def _calculator_line(section: dict) -> Optional[str]:
+    allowed = section.get("calculator_allowed")
+    if allowed is None:
+        return None
+    return "You may use a calculator." if allowed else "You may NOT use a calculator."
 
 
-def scheme_lines(q: dict) -> list[dict]:
-    """The question's marking scheme, criterion by criterion: what earns each mark, the step's own answer
-    (for a step the student answers in its own box, numbered as the student's boxes are) and, where a step
-    follows through, how it follows from the candidate's own earlier values."""
-    criteria = (q.get("marking_scheme") or {}).get("criteria") or []
-    boxes = [i for i, c in enumerate(criteria) if c.get("answer_key") is not None]
-    numbers = {i: n for n, i in enumerate(boxes, 1)}
-    named = {c["name"]: numbers[i] for i, c in enumerate(criteria) if i in numbers and c.get("name")}
-    lines = []
-    for i, c in enumerate(criteria):
-        follow: Optional[str] = None
-        if c.get("follow_through") and i in numbers:
-            used = [n for n in named if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])",
-                                                  c["follow_through"])]
-            formula = _plain_formula(c["follow_through"])
-            for name in sorted(used, key=len, reverse=True):
-                formula = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", f"[step {named[name]}]",
-                                 formula)
-            steps = " and ".join(f"step {named[n]}" for n in sorted(used, key=lambda n: named[n]))
-            follow = (f"follow-through: award the mark if it follows correctly from the candidate's own "
-                      f"{steps}, that is {formula}")
-        lines.append({"step": c.get("step") or "", "marks": c.get("marks", 0), "number": numbers.get(i),
-                      "answer": c.get("answer_key") if i in numbers else None, "follow_through": follow})
-    return lines
+def _formulae(paper: dict) -> list[dict]:
+    return [f for f in paper.get("formulae") or [] if isinstance(f, dict) and f.get("latex")]
 
 
-def _scheme_text(line: dict) -> str:
-    text = line["step"]
-    if line["number"] is not None:
-        text = f"Step {line['number']}. {text}: {line['answer']}"
-    return text
+def formula_html(latex: str) -> str:
+    """A formula of the formulae list as display MathML (readable text where the converter cannot read it)."""
+    return latex_to_mathml(latex, block=True) or typeset_html(f"${latex}$")
 
 
-def paper_markdown(paper: dict, with_keys: bool) -> str:
-    """A printable Markdown paper; answers and explanations (at the end) only ``with_keys``."""
-    title = paper["title"] + (" (teacher copy with answers)" if with_keys else "")
-    out = [f"# {title}", "", f"*{_subtitle(paper)}*", "", "## Instructions", ""]
-    out += [f"- {line}" for line in paper["instructions"]]
-    out.append("")
-    for section in paper["sections"]:
-        out += [f"## {section['section']}", "", f"*{_section_line(section)}*", ""]
-        for q in section["questions"]:
-            out += [f"**{q['number']}.** {q['stem']} *({_marks(q['marks'])})*", ""]
-            for k, option in enumerate(q.get("options") or []):
-                out.append(f"- **{chr(65 + k)}.** {option}")
-            if q.get("options"):
-                out.append("")
-    if with_keys:
-        out += ["---", "", "## Answers and explanations", ""]
-        for section in paper["sections"]:
-            for q in section["questions"]:
-                out += [f"**{q['number']}.** {_answer(q)} *({_marks(q['marks'])})*", ""]
-                scheme = scheme_lines(q)
-                if scheme:
-                    for line in scheme:
-                        follow = f" — {line['follow_through']}" if line["follow_through"] else ""
-                        out.append(f"- {_scheme_text(line)} *({_marks(line['marks'])})*{follow}")
-                    out.append("")
-                if q.get("explanation"):
-                    out += [q["explanation"], ""]
-    return "\n".join(out).rstrip() + "\n"
-
-
-MATHJAX = ("<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']]}};</script>\n"
-           "<script async src=\"https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js\"></script>")
-STYLE = ("body{font-family:Georgia,serif;max-width:48rem;margin:2rem auto;padding:0 1rem;line-height:1.5}"
-         ".q{margin:1rem 0}.marks{color:#555;font-style:italic}ol.opts{list-style:upper-alpha}"
-         "h2{border-bottom:1px solid #ccc}@media print{.answers{page-break-before:always}}")
-
-
-def _html_lines(text: str) -> str:
-    return html.escape(text).replace("\n", "<br>")
-
-
-def paper_html(paper: dict, with_keys: bool) -> str:
-    """The same paper as a standalone HTML page; MathJax renders the $...$ maths when opened in a browser."""
+def _cover(paper: dict, section: dict, index: int) -> list[str]:
     e = html.escape
-    title = paper["title"] + (" (teacher copy with answers)" if with_keys else "")
-    out = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">", f"<title>{e(title)}</title>",
-           f"<style>{STYLE}</style>", MATHJAX, "</head><body>", f"<h1>{e(title)}</h1>",
-           f"<p class=\"marks\">{e(_subtitle(paper))}</p>", "<h2>Instructions</h2>", "<ul>"]
-    out += [f"<li>{e(line)}</li>" for line in paper["instructions"]]
+    marks = section_marks(section)
+    minutes = section.get("time_allowed_minutes")
+    if minutes is None and len(paper.get("sections") or []) == 1:
+        minutes = paper.get("time_allowed_minutes")
+    facts = []
+    if minutes:
+        facts.append(("Duration", duration(minutes)))
+    facts.append(("Total marks", str(marks)))
+    out = [f'<section class="cover{" page-break" if index else ""}" data-paper="{index + 1}">',
+           f'<p class="course">{e(course_title(paper))}</p>', f"<h1>{e(str(section.get('section') or 'Paper'))}</h1>"]
+    calculator = _calculator_line(section)
+    if calculator:
+        out.append(f'<p class="kind calculator">{e(calculator)}</p>')
+    if index == 0:
+        out.append(f'<p class="screen-note">{e(PRINT_ADVICE)}</p>')
+    out.append('<table class="facts">' + "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in facts)
+               + "</table>")
+    out += ['<p class="fill">Fill in these boxes.</p>', '<table class="candidate">',
+            "<tr><td>Full name of centre</td><td>Town</td><td>Class</td></tr>",
+            "<tr><td>Forename(s)</td><td>Surname</td><td>Number of seat</td></tr>",
+            "<tr><td>Date of birth</td><td colspan=\"2\">Candidate number</td></tr>", "</table>",
+            "<h2>Instructions</h2>", '<ul class="instructions">']
+    lines = list(paper.get("instructions") or [])
+    lines += ["Write your answers clearly in the spaces provided in this booklet.",
+              "Full credit will be given only to solutions which contain appropriate working.",
+              "State the units for your answer where appropriate."]
+    out += [f"<li>{typeset_html(line)}</li>" for line in dict.fromkeys(lines)]
     out.append("</ul>")
-    for section in paper["sections"]:
-        out += [f"<h2>{e(section['section'])}</h2>", f"<p class=\"marks\">{e(_section_line(section))}</p>"]
-        for q in section["questions"]:
-            out.append(f"<div class=\"q\"><p><strong>{q['number']}.</strong> {_html_lines(q['stem'])} "
-                       f"<span class=\"marks\">({e(_marks(q['marks']))})</span></p>")
-            if q.get("options"):
-                out.append("<ol class=\"opts\">" + "".join(f"<li>{e(str(o))}</li>" for o in q["options"]) + "</ol>")
-            out.append("</div>")
-    if with_keys:
-        out += ["<div class=\"answers\">", "<h2>Answers and explanations</h2>"]
-        for section in paper["sections"]:
-            for q in section["questions"]:
-                out.append(f"<div class=\"q\"><p><strong>{q['number']}.</strong> {e(_answer(q))} "
-                           f"<span class=\"marks\">({e(_marks(q['marks']))})</span></p>")
-                scheme = scheme_lines(q)
-                if scheme:
-                    out.append("<ul class=\"scheme\">" + "".join(
-                        f"<li>{e(_scheme_text(line))} <span class=\"marks\">({e(_marks(line['marks']))})</span>"
-                        + (f"<br><em>{e(line['follow_through'])}</em>" if line["follow_through"] else "") + "</li>"
-                        for line in scheme) + "</ul>")
-                if q.get("explanation"):
-                    out.append(f"<p>{_html_lines(q['explanation'])}</p>")
-                out.append("</div>")
-        out.append("</div>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    seed = paper.get("seed")
+    out.append(f'<p class="foot">{e(str(paper.get("title") or ""))}'
+               + (f" · seed {e(str(seed))}" if seed not in (None, "") else "") + "</p>")
+    out.append("</section>")
+    return out
+
+
+def _formulae_page(paper: dict) -> list[str]:
+    formulae = _formulae(paper)
+    if not formulae:
+        return []
+    out = ['<section class="formulae page-break">', "<h2>FORMULAE LIST</h2>", "<dl>"]
+    for f in formulae:
+        out.append(f"<dt>{typeset_html(str(f.get('name') or ''))}</dt><dd>{formula_html(str(f['latex']))}</dd>")
+    out += ["</dl>", "</section>"]
+    return out
+
+
+def working_space_mm(q: dict) -> int:
+    """Room to write in, by marks: a line or two for a multiple-choice question, more for each mark."""
+    marks = max(int(q.get("marks") or 1), 1)
+    if q.get("options"):
+        return 8 + 4 * marks
+    return min(14 + 16 * marks, 170)
+
+
+def _question_body(q: dict) -> list[str]:
+    out = [f'<div class="row"><div class="text">{typeset_html(q.get("stem") or "")}</div>'
+           f'<div class="mark">{int(q["marks"]) if float(q["marks"]).is_integer() else q["marks"]}</div></div>']
+    svg = diagram_svg(q.get("diagram"))
+    if svg:
+        out.append(svg)
+    if q.get("options"):
+        out.append('<ol class="options">' + "".join(
+            f'<li><span class="letter">{chr(65 + k)}</span>{typeset_html(str(o))}</li>'
+            for k, o in enumerate(q["options"])) + "</ol>")
+    out.append(f'<div class="working" style="height:{working_space_mm(q)}mm"></div>')
+    return out
+
+
+def _question(group: dict) -> list[str]:
+    parts = " has-parts" if any(q.get("part") for q in group["parts"]) else ""
+    out = [f'<div class="question{parts}" data-question="{html.escape(str(group["question"]))}" '
+           f'data-marks="{group["marks"]:g}">', f'<div class="qnum">{html.escape(str(group["question"]))}.</div>',
+           '<div class="qbody">']
+    for q in group["parts"]:
+        if q.get("part"):
+            out += [f'<div class="part" data-part="{html.escape(str(q["part"]))}">',
+                    f'<div class="plabel">({html.escape(str(q["part"]))})</div><div>', *_question_body(q),
+                    "</div></div>"]
+        else:
+            out += _question_body(q)
+    out += ["</div>", "</div>"]
+    return out
+
+
+def paper_html(paper: dict) -> str:
+    """The question paper: one self-contained HTML page, with no answers."""
+    body: list[str] = []
+    for index, section in enumerate(paper.get("sections") or []):
+        body += _cover(paper, section, index)
+        body += _formulae_page(paper)
+        body += ['<section class="questions page-break">',
+                 '<div class="questions-head"><span>MARKS</span></div>']
+        for group in question_groups(section):
+            body += _question(group)
+        body += ['<p class="end">[END OF QUESTION PAPER]</p>', "</section>"]
+    return document(f"{course_title(paper)}: question paper", PAPER_CSS, body)
+
+
+# --------------------------------------------------------------------------
+# Files
+
+
+def write_paper(paper: dict, out_dir: Any) -> dict[str, Path]:
+    """Write paper.html and marking-scheme.html into ``out_dir`` (made if missing); their paths."""
+    folder = Path(out_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = {"paper": folder / PAPER_FILE, "marking_scheme": folder / SCHEME_FILE}
+        paths["paper"].write_text(paper_html(paper), encoding="utf-8")
+        paths["marking_scheme"].write_text(marking_scheme_html(paper), encoding="utf-8")
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise PrintError(f"cannot write the paper into {folder}: {reason}; choose a folder you can write to") from None
+    return paths

@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import math
 import random
 import re
 import unicodedata
@@ -69,6 +70,10 @@ class Item:
     calculator: str
     content_key: str
     status: str = "draft"
+    # A figure printed with the question (a triangle with its labels), resolved for this item and stored with
+    # it; an item stored before items kept their diagrams gets it again from its blueprint and parameters
+    # (``SkillGenerator.diagram_for``).
+    diagram: Optional[dict] = None
 
     @property
     def typed_answer(self) -> str:
@@ -100,6 +105,8 @@ class Item:
         steps = step_boxes((self.marking_scheme or {}).get("criteria") or [])
         if steps and not self.options:
             view["steps"] = steps
+        if self.diagram:
+            view["diagram"] = self.diagram   # the labelled figure the question refers to
         return view
 
 
@@ -274,6 +281,37 @@ class SkillGenerator:
             raise GenerationError(f"{self.bp.skill_id}: evaluation.marking_criteria for {shown}: {exc}") from None
         return out
 
+    def diagram(self, env: dict) -> Optional[dict]:
+        """The item's diagram for these values: the first of the blueprint's diagrams whose ``when`` holds,
+        with every label filled in and every size worked out (None where a size is not a number)."""
+        for d in self.cs.diagrams:
+            try:
+                if d.when is not None and not d.when.evaluate(env):
+                    continue
+                sides = [{"from": p.name[0], "to": p.name[1], "label": p.label.render(env) if p.label else None,
+                          "length": _size(p.value.evaluate(env)) if p.value else None} for p in d.sides]
+                angles = [{"at": p.name, "label": p.label.render(env) if p.label else None,
+                           "size": 90.0 if p.right else (_size(p.value.evaluate(env)) if p.value else None),
+                           "right": p.right} for p in d.angles]
+            except FormulaError as exc:
+                raise GenerationError(f"{self.bp.skill_id}: diagram failed for "
+                                      f"{_shown({k: env[k] for k in self.cs.domains if k in env})}: "
+                                      f"{exc.message}") from None
+            except (ValueError, KeyError, IndexError) as exc:
+                raise GenerationError(f"{self.bp.skill_id}: a diagram label could not be filled: {exc}") from None
+            return {"kind": d.kind, "vertices": list(d.vertices), "sides": sides, "angles": angles}
+        return None
+
+    def diagram_for(self, params: dict) -> Optional[dict]:
+        """The diagram of an item with these parameters (for an item stored before items kept their diagrams).
+
+        Raises GenerationError when the parameters do not fit the blueprint.
+        """
+        if not self.cs.diagrams:
+            return None
+        with self._budget():
+            return self.diagram(self._environment(self._check_params(params)))
+
     def satisfies(self, level: str, env: dict) -> bool:
         try:
             return all(f.evaluate(env) for _, f in self.cs.constraints[level])
@@ -360,6 +398,7 @@ class SkillGenerator:
         item_params = jsonable(params)
         identity = json.dumps([bp.skill_id, bp.version, self.cs.hash, level, str(seed), item_params], sort_keys=True)
         criteria = self.criteria(env, answer_text, params)
+        diagram = self.diagram(env)
         marks = e.total_marks()
         meta = bp.metadata
         return Item(
@@ -384,7 +423,7 @@ class SkillGenerator:
             generation_params=item_params, computed_values=computed,
             subject=meta.subject, level=meta.level, outcome_ids=list(meta.outcome_ids),
             skill_ids=[bp.skill_id], calculator=meta.calculator,
-            content_key=content_key(bp.skill_id, params),
+            content_key=content_key(bp.skill_id, params), diagram=diagram,
         )
 
     def generate(self, level: str, seed: Any, params: Optional[dict] = None) -> Item:
@@ -487,6 +526,14 @@ class Batch:
     exhausted: bool
     duplicates: int
     skipped: int
+
+
+def _size(value: Any) -> Optional[float]:
+    """A length or an angle for drawing: a positive finite number, else None (the shape is then guessed)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+        return None
+    number = float(value)
+    return round(number, 6) if math.isfinite(number) and number > 0 else None
 
 
 def _shown(params: dict) -> str:

@@ -16,10 +16,11 @@ ITEM_COLUMNS = [
     "item_type", "options", "option_strategies", "options_shuffled", "answer_key", "correct_index", "answer_value",
     "accepted_answers", "misconceptions", "explanation", "hints", "answer_type", "units", "marks", "marking_scheme",
     "evaluation", "difficulty_level", "difficulty_value", "subject", "level", "outcome_ids", "skill_ids",
-    "calculator", "content_key", "status", "session_id",
+    "calculator", "content_key", "status", "session_id", "diagram",
 ]
 JSON_COLUMNS = {"params", "computed", "options", "option_strategies", "answer_value", "accepted_answers",
-                "misconceptions", "hints", "marking_scheme", "evaluation", "outcome_ids", "skill_ids", "verification"}
+                "misconceptions", "hints", "marking_scheme", "evaluation", "outcome_ids", "skill_ids", "verification",
+                "diagram"}
 BANK_SOURCES = ("local", "past", "us")
 SMALL_INSERT = 16
 _ARROW_SCHEMA = pa.schema([
@@ -91,6 +92,7 @@ def item_row(item: Item, status: Optional[str] = None, session_id: Optional[str]
         "difficulty_value": item.difficulty_value, "subject": item.subject, "level": item.level,
         "outcome_ids": dumps(item.outcome_ids), "skill_ids": dumps(item.skill_ids), "calculator": item.calculator,
         "content_key": item.content_key, "status": status or item.status, "session_id": session_id,
+        "diagram": None if item.diagram is None else dumps(item.diagram),
     }
 
 
@@ -195,7 +197,7 @@ def row_to_item(row: dict) -> Item:
         computed_values=row["computed"] or {}, subject=row["subject"], level=row["level"],
         outcome_ids=list(row["outcome_ids"] or []), skill_ids=list(row["skill_ids"] or []),
         calculator=row["calculator"] or "optional", content_key=row["content_key"] or row["id"],
-        status=row["status"],
+        status=row["status"], diagram=row.get("diagram") or None,
     )
 
 

@@ -15,9 +15,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = ["validate", "generate", "variants", "list", "init", "snapshot", "mark", "exam", "session", "simulate",
-            "llm-status", "pipeline", "llm-items", "calibrate", "demo"]
+            "paper", "llm-status", "pipeline", "llm-items", "calibrate", "demo"]
 # The commands whose --db defaults to $WORKBENCH_DB and creates the database on first use.
-DEFAULT_DB = ["init", "snapshot", "exam", "session", "simulate", "llm-status", "pipeline", "llm-items", "demo"]
+DEFAULT_DB = ["init", "snapshot", "exam", "session", "simulate", "paper", "llm-status", "pipeline", "llm-items",
+              "demo"]
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:

@@ -329,6 +329,77 @@ class SkillMetadata(Strict):
         return self
 
 
+MAX_DIAGRAMS = 20                # diagram variants of one skill (each for some of its items)
+
+
+class DiagramSide(Strict):
+    """A side of a drawn triangle: its label (a template such as "{a} cm", or "x") and, for the shape, its
+    length (a formula; without one, the label's first value when it is a number)."""
+
+    label: Optional[Template] = None
+    length: Optional[str] = None
+
+
+class DiagramAngle(Strict):
+    """An angle of a drawn triangle: its label ("{angle_b}°", "x°"), its size in degrees for the shape
+    (a formula; without one, the label's first value when it is a number), or a right angle."""
+
+    label: Optional[Template] = None
+    size: Optional[str] = None
+    right: bool = False
+
+
+def _labelled(value: Any) -> Any:
+    return {"label": value} if isinstance(value, str) else value
+
+
+class Diagram(Strict):
+    """A diagram printed with the question: a triangle whose vertices, sides and angles are named.
+
+    ``when`` (a formula) says which items it is for, so a skill can draw
+    differently by kind of question; the first diagram whose ``when`` holds is
+    drawn, and an item none fits has no diagram. Sides are named by their two
+    vertices ("BC"), angles by their vertex ("A"); a bare text is a label.
+    """
+
+    kind: Literal["triangle"] = "triangle"
+    when: Optional[str] = None
+    vertices: list[str] = Field(min_length=3, max_length=3)
+    sides: dict[str, DiagramSide] = Field(default_factory=dict, max_length=3)
+    angles: dict[str, DiagramAngle] = Field(default_factory=dict, max_length=3)
+
+    @field_validator("sides", "angles", mode="before")
+    @classmethod
+    def _bare_labels(cls, value: Any) -> Any:
+        return {k: _labelled(v) for k, v in value.items()} if isinstance(value, dict) else value
+
+    @model_validator(mode="after")
+    def _names(self) -> "Diagram":
+        for i, v in enumerate(self.vertices):
+            if len(v) != 1 or not v.isalpha():
+                fail(f"vertices.{i}", f"a vertex is named by one letter, not {v!r}")
+        if len(set(self.vertices)) != 3:
+            fail("vertices", "the three vertices need different letters")
+        names = set(self.vertices)
+        seen: set[frozenset] = set()
+        for key in self.sides:
+            pair = frozenset(key)
+            if len(key) != 2 or len(pair) != 2 or not pair <= names:
+                fail(f"sides.{key}", f"a side is named by two of the vertices {''.join(self.vertices)}, such as "
+                                     f"'{self.vertices[1]}{self.vertices[2]}'")
+            if pair in seen:
+                fail(f"sides.{key}", "this side is listed twice")
+            seen.add(pair)
+        for key, angle in self.angles.items():
+            if key not in names:
+                fail(f"angles.{key}", f"an angle is named by its vertex, one of {', '.join(self.vertices)}")
+            if angle.right and angle.size is not None:
+                fail(f"angles.{key}.size", "a right angle is 90°; give 'size' or 'right', not both")
+        if sum(a.right for a in self.angles.values()) > 1:
+            fail("angles", "a triangle has at most one right angle")
+        return self
+
+
 class SkillBlueprint(Strict):
     skill_id: str = Field(pattern=SKILL_ID_PATTERN)
     version: str
@@ -337,8 +408,23 @@ class SkillBlueprint(Strict):
     presentation: Presentation
     evaluation: Evaluation
     performance_benchmarks: dict[str, Benchmark] = Field(default_factory=dict, max_length=MAX_TAGS)
+    diagram: Optional[Union[Diagram, list[Diagram]]] = None
 
     _version = field_validator("version", mode="before")(_version_text)
+
+    @property
+    def diagrams(self) -> list[Diagram]:
+        """The diagram variants, in the order they are tried (``diagram`` may be one or a list)."""
+        if self.diagram is None:
+            return []
+        return self.diagram if isinstance(self.diagram, list) else [self.diagram]
+
+    @field_validator("diagram")
+    @classmethod
+    def _diagram_count(cls, value: Any) -> Any:
+        if isinstance(value, list) and not 1 <= len(value) <= MAX_DIAGRAMS:
+            raise ValueError(f"give between 1 and {MAX_DIAGRAMS} diagrams, not {len(value)}")
+        return value
 
     @model_validator(mode="after")
     def _consistency(self) -> "SkillBlueprint":

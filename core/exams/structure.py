@@ -1,0 +1,92 @@
+"""What a printed paper is made of: its questions grouped with their parts, the answers as a teacher writes
+them, and each question's marking scheme criterion by criterion (shared by the question paper and the scheme)."""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from core.exams.typeset import with_units
+
+
+def question_groups(section: dict) -> list[dict]:
+    """The section's printed questions: slots that share a printed number (its parts) grouped together.
+
+    Each group: ``question`` (the printed number), ``marks`` (all its parts) and ``parts`` (the slots).
+    """
+    groups: list[dict] = []
+    for q in section.get("questions") or []:
+        number = q.get("question", q.get("number"))
+        if groups and groups[-1]["question"] == number and q.get("part"):
+            groups[-1]["parts"].append(q)
+        else:
+            groups.append({"question": number, "parts": [q]})
+    for g in groups:
+        g["marks"] = sum(p["marks"] for p in g["parts"])
+    return groups
+
+
+def section_marks(section: dict) -> int:
+    """The marks the section's questions add up to (what its cover states)."""
+    return sum(g["marks"] for g in question_groups(section))
+
+
+def printed_question_count(paper: dict) -> int:
+    """How many questions the paper prints (parts of one question counted once)."""
+    return sum(len(question_groups(s)) for s in paper.get("sections") or [])
+
+
+def course_title(paper: dict) -> str:
+    if paper.get("course_title"):
+        return str(paper["course_title"])
+    title = str(paper.get("title") or "")
+    return re.sub(r":\s*mock exam$", "", title) or " ".join(str(paper.get(k) or "") for k in ("subject", "level"))
+
+
+def answer_text(q: dict) -> str:
+    """The answer as a teacher writes it (not yet typeset): the option's letter and text, or the key with
+    its units (£ before the amount, ° after it)."""
+    key = str(q.get("answer_key") if q.get("answer_key") is not None else "")
+    if q.get("options") and q.get("correct_index") is not None:
+        return f"{chr(65 + q['correct_index'])}: {q['options'][q['correct_index']]}"
+    return with_units(key, q.get("units"))
+
+
+def _plain_formula(text: str) -> str:
+    """A follow-through formula without the brackets round the whole of it."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(text):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and k < len(text) - 1:
+                return text
+        text = text[1:-1].strip()
+    return text
+
+
+def scheme_lines(q: dict) -> list[dict]:
+    """The question's marking scheme, criterion by criterion: what earns each mark, the step's own answer
+    (for a step the student answers in its own box, numbered as the student's boxes are) and, where a step
+    follows through, how it follows from the candidate's own earlier values."""
+    criteria = (q.get("marking_scheme") or {}).get("criteria") or []
+    boxes = [i for i, c in enumerate(criteria) if c.get("answer_key") is not None]
+    numbers = {i: n for n, i in enumerate(boxes, 1)}
+    named = {c["name"]: numbers[i] for i, c in enumerate(criteria) if i in numbers and c.get("name")}
+    lines = []
+    for i, c in enumerate(criteria):
+        follow: Optional[str] = None
+        if c.get("follow_through") and i in numbers:
+            used = [n for n in named if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])",
+                                                  c["follow_through"])]
+            formula = _plain_formula(c["follow_through"])
+            for name in sorted(used, key=len, reverse=True):
+                formula = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", f"[step {named[name]}]",
+                                 formula)
+            steps = " and ".join(f"step {named[n]}" for n in sorted(used, key=lambda n: named[n]))
+            follow = (f"follow-through: award the mark if it follows correctly from the candidate's own "
+                      f"{steps}, that is {formula}")
+        lines.append({"step": c.get("step") or "", "marks": c.get("marks", 0), "number": numbers.get(i),
+                      "answer": c.get("answer_key") if i in numbers else None, "follow_through": follow,
+                      "description": c.get("description")})
+    return lines
