@@ -11,6 +11,7 @@ TEACHER = {
               ("pages/teacher_generate.py", "Generate", "⚙️"),
               ("pages/teacher_review.py", "Review", "✅"),
               ("pages/teacher_exams.py", "Exams", "📝"),
+              ("pages/teacher_gradebook.py", "Gradebook", "📒"),
               ("pages/teacher_class.py", "Class", "👥"),
               ("pages/teacher_analytics.py", "Analytics", "📊")],
     "Account": [("pages/teacher_settings.py", "Settings", "🔧"), SIGN_OUT],

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.school import courses, sittings
+from core.exams import gradebook
+from core.school import assignments, courses, sittings
 from core.flows.base import FlowError
-from ui import flash, shared
+from ui import exam_answers, flash, shared
 from ui.answer import SAVED_AS_TYPED, answer_box, answer_label, read_as_line, show_reading
 from ui import steps as stepped
 
@@ -22,9 +23,6 @@ PRACTICE_PAGE = "pages/student_practice.py"
 
 
 plain = shared.plain
-
-
-run = shared.command
 
 
 def start(kind: str, config: dict) -> None:
@@ -73,24 +71,37 @@ def countdown(seconds: int | None) -> None:
 </script>""", height=40, alt="Time left in the exam")
 
 
+def box_key(sid: str, item_id: str) -> str:
+    return f"ex_{sid}_{item_id}"
+
+
 @st.fragment(run_every=15)
 def watch_clock(sid: str) -> None:
-    """Every few seconds ask the server; once the time limit has passed it marks the exam, so show the results."""
+    """Every few seconds ask the server: once the time limit has passed it marks the exam, so show what follows;
+    when another tab saved a newer answer, draw the page again so its boxes show it."""
     try:
-        stage = runner.view(sid)["stage"]
+        view = runner.view(sid)
     except FlowError:
         return
-    if stage not in ("sitting", "active"):
+    if view["stage"] not in ("sitting", "active") or \
+            exam_answers.behind(view.get("versions") or {}, lambda item_id: box_key(sid, item_id)):
         st.rerun()
 
 
-def save(sid: str, item_id: str, key: str) -> None:
-    """on_change: keep the answer the moment it changes, so a reload loses nothing."""
-    value = st.session_state.get(key)
+def sitting_command(sid: str, name: str, **kwargs) -> None:
+    """A student's action in a sitting, then the page again; a refusal is said at the top of it (time up: by the
+    handed-in screen, which leads with it)."""
     try:
-        runner.command(sid, "save", item_id=item_id, answer="" if value is None else value)
+        runner.command(sid, name, **kwargs)
     except FlowError as exc:
-        flash.later(FLASH, str(exc), "error")
+        exam_answers.refused(sid, exc, FLASH)
+    st.rerun()
+
+
+def save(sid: str, item_id: str, key: str) -> None:
+    """on_change (leaving the box, or Enter): keep the answer the moment it changes, so a reload loses nothing."""
+    value = st.session_state.get(key)
+    exam_answers.save(sid, item_id, key, "" if value is None else value, FLASH)
 
 
 # ---------------------------------------------------------------------------
@@ -100,26 +111,37 @@ def save(sid: str, item_id: str, key: str) -> None:
 def show_choice() -> None:
     lib = wb.library
     st.subheader("Set by your teacher")
-    assignments = sittings.open_assignments(wb.store, student)
-    if not assignments:
+    open_now = sittings.open_assignments(wb.store, student)
+    if not open_now:
         st.info("Your teacher has not set an exam that is open now. Sit a mock exam of your own below.")
-    for a in assignments:
+    for a in open_now:
         with st.container(border=True):
             st.markdown(f"**{a['title']}**")
             limit = f" · time limit {a['time_limit_minutes']:g} minutes" if a.get("time_limit_minutes") else ""
-            st.caption(f"Open until {a['closes_at']:%d %b %Y %H:%M} (UTC){limit}")
+            extra = f" (+{a['extra_minutes']:g} minutes extra time for you)" if a.get("extra_minutes") else ""
+            allowed = a["attempts_allowed"]
+            attempts = (f" · {a['attempts_left']} of {allowed} attempts left" if allowed > 1
+                        else " · one attempt")
+            st.caption(f"Open until {a['closes_at']:%d %b %Y %H:%M} (UTC){limit}{extra}{attempts}")
+            st.caption(a["release_note"])
             taken = a["session"]
             if taken and taken["status"] == "active":
                 if st.button("Continue", key=f"go_{a['id']}", type="primary"):
                     st.session_state[SID] = taken["id"]
                     st.rerun()
-            elif taken:
+                continue
+            if taken:
                 st.caption("You have handed this one in.")
-                if st.button("See my results", key=f"see_{a['id']}"):
+                label = "See my results" if a["results_released"] else "See my hand-in"
+                if st.button(label, key=f"see_{a['id']}"):
                     st.session_state[SID] = taken["id"]
                     st.rerun()
-            elif st.button("Start", key=f"go_{a['id']}", type="primary"):
-                start(*sittings.assignment_start(a))
+            if a["start_problem"] is None:
+                label = "Start" if not taken else f"Start attempt {a['attempts_used'] + 1} of {allowed}"
+                if st.button(label, key=f"go_{a['id']}", type="primary"):
+                    start(*sittings.assignment_start(a))
+            elif not taken:
+                st.caption(a["start_problem"])
 
     st.subheader("A mock exam of your own")
     home_subject, home_level = courses.home_course(wb.store, lib, student)
@@ -154,23 +176,34 @@ def show_choice() -> None:
 # Sitting a mock exam
 
 
-def answer_widget(sid: str, q: dict, saved: dict, readings: dict) -> None:
-    key = f"ex_{sid}_{q['id']}"
+def question_label(q: dict) -> str:
+    return str(q.get("label") or q["number"])
+
+
+def answer_widget(sid: str, q: dict, saved: dict, readings: dict, versions: dict) -> None:
+    key = box_key(sid, q["id"])
+    version = versions.get(q["id"], 0)
     if stepped.has_steps(q):   # one box per step, the last the final answer; saved together
-        stepped.exam_boxes(sid, q, key, saved.get(q["id"]), FLASH)
+        stepped.exam_boxes(sid, q, key, saved.get(q["id"]), FLASH, version)
         show_reading(readings.get(q["id"]), SAVED_AS_TYPED, hint=False)
         return
-    if key not in st.session_state and q["id"] in saved:
-        st.session_state[key] = saved[q["id"]]
-    label = answer_label(f"Your answer to question {q['number']}", q)
+
+    def fill(answer=saved.get(q["id"])) -> None:
+        if answer is None or (q["options"] and answer not in q["options"]):
+            st.session_state.pop(key, None)   # nothing saved, or not an option (typed elsewhere): start blank
+        else:
+            st.session_state[key] = answer
+
+    # The server's saved answer is the truth: shown when it is newer than this box (a reload, another tab).
+    exam_answers.sync(key, version, fill)
+    label = answer_label(f"Your answer to question {question_label(q)}", q)
     if q["options"]:
-        if st.session_state.get(key) is not None and st.session_state[key] not in q["options"]:
-            st.session_state.pop(key, None)   # a saved answer that is not an option (typed elsewhere): start blank
         st.radio(label, q["options"], index=None, key=key, on_change=save, args=(sid, q["id"], key))
     else:
         st.text_input(label, key=key, on_change=save, args=(sid, q["id"], key),
                       placeholder="Type your answer; it is saved when you press Enter or click away")
         show_reading(readings.get(q["id"]), SAVED_AS_TYPED, hint=False)
+    exam_answers.conflict_prompt(sid, q["id"], key, FLASH, fill, exam_answers.describe)
 
 
 def show_sitting(view: dict) -> None:
@@ -179,9 +212,9 @@ def show_sitting(view: dict) -> None:
     saved = view["answers"]
     st.title(f"{exam['subject']} {exam['level']}: mock exam")
     countdown(view.get("time_remaining_seconds"))
-    watch_clock(sid)
+    extra = f" + {view['extra_minutes']:g} minutes extra time" if view.get("extra_minutes") else ""
     st.caption(f"{exam['question_count']} questions · {exam['total_marks']} marks · "
-               f"{exam['time_allowed_minutes']:g} minutes. The clock keeps running if you leave this page.")
+               f"{exam['time_allowed_minutes']:g} minutes{extra}. The clock keeps running if you leave this page.")
     with st.expander("Instructions"):
         for line in exam["instructions"]:
             st.markdown(f"- {line}")
@@ -193,9 +226,11 @@ def show_sitting(view: dict) -> None:
         for q in section["questions"]:
             questions.append(q)
             with st.container(border=True):
-                st.markdown(f"**Question {q['number']}** · {q['marks']} mark{'s' if q['marks'] != 1 else ''}")
+                st.markdown(f"**Question {question_label(q)}** · {q['marks']} mark{'s' if q['marks'] != 1 else ''}")
                 shared.stem(q["stem"])
-                answer_widget(sid, q, saved, view.get("readings") or {})
+                shared.figure(q)
+                answer_widget(sid, q, saved, view.get("readings") or {}, view.get("versions") or {})
+    watch_clock(sid)   # after the boxes: they have caught up with the server's answers in this run
     answered = sum(1 for q in questions if not stepped.is_blank(saved.get(q["id"])))
     st.divider()
     st.caption(f"{answered} of {len(questions)} questions answered. Your answers are saved as you go.")
@@ -212,15 +247,13 @@ def show_sitting(view: dict) -> None:
                    "these answers will be marked wrong; choose Keep working to correct them first.")
     cols = st.columns(2)
     if cols[0].button("Yes, submit my exam", type="primary"):
-        final = {}
-        for q in questions:
-            value = (stepped.current(q, f"ex_{sid}_{q['id']}") if stepped.has_steps(q)
-                     else st.session_state.get(f"ex_{sid}_{q['id']}"))
-            if value is not None and (not stepped.is_blank(value) or q["id"] in saved):
-                final[q["id"]] = value
-        if run(sid, "submit", answers=final):
-            st.session_state.pop(CONFIRM, None)
-            st.rerun()
+        # What the server saved is marked: every box is saved as it changes, so the page sends no copy.
+        try:
+            runner.command(sid, "submit")
+        except FlowError as exc:   # time ran out first: kept as late, and the next screen says so
+            exam_answers.refused(sid, exc, FLASH)
+        st.session_state.pop(CONFIRM, None)
+        st.rerun()
     if cols[1].button("Keep working"):
         st.session_state.pop(CONFIRM, None)
         st.rerun()
@@ -240,14 +273,14 @@ def show_results(view: dict) -> None:
 
     st.subheader("Question by question")
     per_question = sorted(res["questions"].values(), key=lambda q: q["number"])
-    st.dataframe([{"Question": q["number"], "Your answer": str(q["answer"] or "—"),
+    st.dataframe([{"Question": question_label(q), "Your answer": str(q["answer"] or "—"),
                    "Correct answer": str(q["correct_answer"]), "Marks": f"{q['marks_awarded']:g} / {q['marks']:g}",
                    "Right": "✅" if q["correct"] else "❌"} for q in per_question], hide_index=True)
     stems = {q["id"]: q for s in exam["sections"] for q in s["questions"]}
     by_number = {q["number"]: q for q in stems.values()}
     for q in per_question:
         mark = "✅" if q["correct"] else "❌"
-        with st.expander(f"{mark} Question {q['number']}: {q['marks_awarded']:g} / {q['marks']:g}"):
+        with st.expander(f"{mark} Question {question_label(q)}: {q['marks_awarded']:g} / {q['marks']:g}"):
             if q["number"] in by_number:
                 shared.stem(by_number[q["number"]]["stem"])
             st.markdown(f"**Your answer:** {plain(q['answer']) if str(q['answer'] or '').strip() else '(no answer)'}")
@@ -259,6 +292,8 @@ def show_results(view: dict) -> None:
             shared.stem(f"**Correct answer:** {q['correct_answer']}")
             if q.get("feedback"):
                 shared.stem(f"**Feedback:** {q['feedback']}")
+            if gradebook.override_note(q):
+                st.info(gradebook.override_note(q), icon="✏️")
             if q.get("explanation"):
                 shared.stem(f"**Explanation:** {q['explanation']}")
 
@@ -271,7 +306,8 @@ def show_results(view: dict) -> None:
             st.markdown(f"**{block['label']}** ({block['outcome_id']})")
             shared.stem(block["explanation"])
             if block.get("questions"):
-                st.caption("Questions you missed: " + ", ".join(str(n) for n in block["questions"]))
+                st.caption("Questions you missed: " + ", ".join(
+                    block.get("question_labels") or [str(n) for n in block["questions"]]))
             pq = block.get("practice_question")
             if pq:
                 st.markdown("**Practice question:**")
@@ -283,6 +319,27 @@ def show_results(view: dict) -> None:
                                                                                block["outcome_id"])
                 st.switch_page(PRACTICE_PAGE)
     st.divider()
+    if st.button("Back to my exams"):
+        close_exam()
+        st.rerun()
+
+
+# ---------------------------------------------------------------------------
+# Handed in, results not released yet
+
+
+def show_held(view: dict) -> None:
+    """All a student sees of an assigned paper before its results are released: that it was handed in, when,
+    and when the results come."""
+    held = view["held"]
+    exam = view.get("exam") or {}
+    st.title(f"{held.get('title') or view.get('title') or exam.get('subject', '')}: handed in")
+    if held.get("time_up"):
+        st.warning(held["time_up"])
+    elif held.get("submitted_at"):
+        st.success(f"Your paper was submitted at {assignments.moment(held['submitted_at'])}.")
+    st.info(held["message"])
+    st.caption("Your marks, the answers and the explanations are shown here once the results are released.")
     if st.button("Back to my exams"):
         close_exam()
         st.rerun()
@@ -310,6 +367,8 @@ def show_evaluation(view: dict) -> None:
                 shared.stem(r["stem"])
                 st.markdown(f"**Your answer:** {plain(r['answer']) if r['answer'] is not None else '(no answer)'}")
                 shared.stem(f"**Correct answer:** {r['correct_answer']}")
+                if gradebook.override_note(r):
+                    st.info(gradebook.override_note(r), icon="✏️")
                 if r.get("explanation"):
                     shared.stem(f"**Explanation:** {r['explanation']}")
         if st.button("Back to my exams"):
@@ -322,23 +381,21 @@ def show_evaluation(view: dict) -> None:
         watch_clock(sid)
     st.caption(f"{q['section_title']} · question {q['number']} of {q['total']}")
     shared.stem(q["stem"])
+    shared.figure(q)
     go, answer = answer_box(q, f"ev_{sid}_{q['id']}", "Save and continue", default=view.get("your_answer"))
     if go:
         if answer is None or not str(answer).strip():
             st.warning("Type an answer or choose an option first.")
-        elif run(sid, "answer", item_id=q["id"], answer=answer):
-            st.rerun()
+        else:
+            sitting_command(sid, "answer", item_id=q["id"], answer=answer)
     cols = st.columns(3)
     if view.get("can_skip") and cols[0].button("Skip for now"):
-        if run(sid, "skip", item_id=q["id"]):
-            st.rerun()
+        sitting_command(sid, "skip", item_id=q["id"])
     if view.get("can_go_back") and q["index"] > 0 and cols[1].button("Previous question"):
-        if run(sid, "goto", index=q["index"] - 1):
-            st.rerun()
+        sitting_command(sid, "goto", index=q["index"] - 1)
     if view.get("all_answered") or view.get("can_go_back"):
         if cols[2].button("Finish and hand in", type="primary"):
-            if run(sid, "finish"):
-                st.rerun()
+            sitting_command(sid, "finish")
 
 
 # ---------------------------------------------------------------------------
@@ -362,7 +419,9 @@ else:
         close_exam()
         shared.error(exc)
         st.stop()
-    if current["kind"] == "evaluation":
+    if current.get("held"):
+        show_held(current)
+    elif current["kind"] == "evaluation":
         show_evaluation(current)
     elif current["stage"] == "sitting":
         show_sitting(current)

@@ -1,4 +1,4 @@
-"""Analytics: class overview, mastery, one student, items and blueprints (IRT-lite), exam results.
+"""Analytics: class overview, mastery, one student, items and blueprints (IRT-lite), exam and evaluation results.
 
 A calibration runs as a background job in a worker process, so other users' pages stay quick.
 """
@@ -138,3 +138,12 @@ with exams_tab:
         view.table(ex["reliability"], f"{code}_reliability", "an_reliability")
         st.subheader("Results")
         view.table(ex["results"], f"{code}_exam_results", "an_results")
+    st.subheader("Evaluations")
+    ev = reports.evaluation_report(wb.store, code)
+    if ev["results"].empty:
+        st.caption("No handed-in evaluations (from assessment blueprints) in this class yet.")
+    else:
+        st.markdown("**By assessment**")
+        view.table(ev["summary"], f"{code}_evaluation_summary", "an_ev_summary")
+        st.markdown("**Every sitting**")
+        view.table(ev["results"], f"{code}_evaluation_results", "an_ev_results")

@@ -2,15 +2,14 @@
 import datetime as dt
 import re
 
-import pandas as pd
 import streamlit as st
 
 from core.exams import papers, printing
+from core.exams.diagrams import fill_diagrams
 from core.school import classes
 from core.school.classes import ClassError
 from core.exams.papers import PaperError
-from core.store import school
-from ui import flash, shared
+from ui import assignment_admin, flash, shared
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -35,10 +34,17 @@ SPEC, ASSESSMENT = "Course spec (SQA-style paper)", "Assessment blueprint"
 courses = sorted({(s.model.subject, s.model.level) for s in library.specs.values()})
 assessments = sorted(library.assessments)
 kind = st.radio("Build from", [SPEC, ASSESSMENT], horizontal=True, key="exam_from")
+if kind == SPEC:
+    # Outside the form, so the formats offered below are the chosen course's.
+    course = st.selectbox("Course", courses, key="exam_course", format_func=lambda c: f"{c[0]} {c[1]}",
+                          index=courses.index(("Mathematics", "Nat 5")) if ("Mathematics", "Nat 5") in courses else 0)
+    spec = library.spec(*course) if courses else None
+    formats = spec.format_names() if spec is not None and hasattr(spec, "format_names") else []
 with st.form("exam_build"):
     if kind == SPEC:
-        course = st.selectbox("Course", courses, key="exam_course", format_func=lambda c: f"{c[0]} {c[1]}",
-                              index=courses.index(("Mathematics", "Nat 5")) if ("Mathematics", "Nat 5") in courses else 0)
+        exam_format = (st.selectbox("Format", formats, key="exam_format",
+                                    help="The full paper as the course spec sets it, or another shape it lists "
+                                         "(a shorter mock, say).") if len(formats) > 1 else None)
         approved_only = st.checkbox("Approved items only", key="exam_approved",
                                     help="Only questions approved on the Review page, as a class with that setting gets.")
     else:
@@ -54,41 +60,43 @@ if build:
         if kind == SPEC:
             if not courses:
                 raise PaperError("The library has no course spec; add one under blueprints/specs.")
+            more = {"exam_format": exam_format} if exam_format else {}
             paper = papers.build_paper(shared.runner().ctx.source, course[0], course[1], seed, progress=step,
-                                       approved_only=approved_only)
+                                       approved_only=approved_only, **more)
         else:
             if not assessments:
                 raise PaperError("The library has no assessment blueprint; add one under blueprints/assessments.")
             paper = papers.build_evaluation_paper(library, assessment, seed, progress=step)
-        st.session_state["exam_paper"] = paper
+        st.session_state["exam_paper"] = fill_diagrams(paper, library)
     except PaperError as exc:
+        # No paper from an earlier build stays on the page (to be printed or assigned by mistake).
+        st.session_state.pop("exam_paper", None)
         shared.error(exc)
     bar.empty()
 
 paper = st.session_state.get("exam_paper")
 if paper is None:
     st.info("Choose a course or an assessment and a seed, then build a paper to preview, print or assign it.")
+    assignment_admin.manage(store)   # what is assigned already can be changed without building a paper
     st.stop()
 
 # ---------------------------------------------------------------- preview
 st.header(paper["title"])
 m = st.columns(4)
 m[0].metric("Total marks", paper["total_marks"])
-m[1].metric("Questions", paper["question_count"])
+m[1].metric("Questions", printing.printed_question_count(paper))
 m[2].metric("Time allowed", f"{paper['time_allowed_minutes']:g} min" if paper["time_allowed_minutes"] else "no limit")
 m[3].metric("Seed", paper["seed"])
 with_keys = st.toggle("Show answers and explanations", key="exam_keys")
 
 slug = re.sub(r"[^a-z0-9]+", "-", paper["title"].lower()).strip("-") + f"-{re.sub(r'[^A-Za-z0-9]+', '-', paper['seed'])}"
-d = st.columns(4)
-d[0].download_button("Paper (Markdown)", printing.paper_markdown(paper, False), f"{slug}.md", "text/markdown",
-                     key="exam_dl_md")
-d[1].download_button("With answers (Markdown)", printing.paper_markdown(paper, True), f"{slug}-answers.md",
-                     "text/markdown", key="exam_dl_md_keys")
-d[2].download_button("Paper (HTML)", printing.paper_html(paper, False), f"{slug}.html", "text/html", key="exam_dl_html")
-d[3].download_button("With answers (HTML)", printing.paper_html(paper, True), f"{slug}-answers.html", "text/html",
-                     key="exam_dl_html_keys")
-st.caption("Open the HTML in a browser to print it; the maths is typeset there.")
+d = st.columns(2)
+d[0].download_button("Question paper (HTML)", printing.paper_html(paper), f"{slug}-paper.html", "text/html",
+                     key="exam_dl_paper")
+d[1].download_button("Marking scheme (HTML)", printing.marking_scheme_html(paper), f"{slug}-marking-scheme.html",
+                     "text/html", key="exam_dl_scheme")
+st.caption(f"{printing.PRINT_ADVICE} Each paper has its cover, the formulae list where the course has one, "
+           "and working space; the marking scheme gives every mark step by step.")
 
 with st.expander("Instructions", expanded=False):
     for line in paper["instructions"]:
@@ -106,19 +114,19 @@ for section in paper["sections"]:
                    "add bank questions or skill blueprints for them.")
     for q in section["questions"]:
         with st.container(border=True):
-            st.markdown(f"**{q['number']}.** *({q['marks']} mark{'s' if q['marks'] != 1 else ''})*")
+            st.markdown(f"**{q.get('label') or q['number']}.** *({q['marks']} mark{'s' if q['marks'] != 1 else ''})*")
             shared.item_card(q, with_keys)
+            shared.figure(q)
             if with_keys:
                 st.caption(f"{q['blueprint_id'] or q['source']} · {q['difficulty_level']} · outcome {q['outcome_id']}")
 
 # ---------------------------------------------------------------- assign
 st.header("Assign to a class")
-all_classes = {c["code"]: c for c in school.list_classes(store)}
-if not all_classes:
-    st.info("No classes yet: create one on the Class page, then assign this paper to it.")
+klass = assignment_admin.pick_class(store)
+if klass is None:
     st.stop()
-code = st.selectbox("Class", list(all_classes), key="exam_class",
-                    format_func=lambda c: f"{c} · {all_classes[c]['name']} ({all_classes[c]['students']} students)")
+code = klass["code"]
+names = assignment_admin.roster_names(store, code)
 now = dt.datetime.now().replace(second=0, microsecond=0)
 with st.form("exam_assign"):
     title = st.text_input("Title students see", paper["title"], key="exam_title")
@@ -129,9 +137,18 @@ with st.form("exam_assign"):
     limit = c3.number_input("Time limit (minutes)", min_value=1, max_value=600,
                             value=int(default_minutes) if default_minutes else None, step=5, key="exam_limit",
                             placeholder="no limit")
+    c4, c5 = st.columns(2)
+    attempts = c4.number_input("Attempts allowed", min_value=1, max_value=20, value=1, step=1, key="exam_attempts")
+    with c5:
+        release = assignment_admin.release_choice("Results shown to students", "exam_release")
+    c6, c7 = st.columns([3, 1])
+    extra_who = c6.multiselect("Extra time for", list(names), format_func=names.get, key="exam_extra_who",
+                               help="For example for additional support needs. Give different amounts later "
+                                    "with Edit.")
+    extra_minutes = c7.number_input("Extra minutes each", min_value=0, max_value=600, value=15, step=5,
+                                    key="exam_extra_minutes")
     assign = st.form_submit_button("Assign", type="primary", key="exam_assign_go")
 if assign:
-    klass = all_classes[code]
     if paper["kind"] == "exam" and klass["approved_items_only"] and not paper.get("approved_only"):
         st.error(f"{code} gets approved items only: tick 'Approved items only', build the paper again, then assign it.")
     elif opens is None or closes is None:
@@ -139,20 +156,12 @@ if assign:
     else:
         try:
             aid = classes.assign_exam(store, code, title.strip(), dict(paper["config"]), to_utc(opens), to_utc(closes),
-                                      limit)
+                                      limit, created_by=(shared.user() or {}).get("user") or "teacher",
+                                      extra_time={s: extra_minutes for s in extra_who}, attempts_allowed=int(attempts),
+                                      release=release)
             flash.later("exam_flash", f"Assigned '{title.strip() or 'Mock exam'}' to {code} ({aid}).")
             st.rerun()
         except ClassError as exc:
             shared.error(exc)
 
-st.subheader(f"Exams assigned to {code}")
-assigned = school.assignments_for_class(store, code)
-if assigned:
-    st.dataframe(pd.DataFrame([{
-        "title": a["title"], "kind": a["kind"], "opens": to_local(a["opens_at"]), "closes": to_local(a["closes_at"]),
-        "time limit (min)": a["time_limit_minutes"],
-        "paper": (a["config"].get("assessment_id") or f"{a['config'].get('subject')} {a['config'].get('level')}")
-        + f" · seed {a['config'].get('seed')}",
-        "id": a["id"]} for a in assigned]), width="stretch", hide_index=True)
-else:
-    st.info(f"No exams assigned to {code} yet: build a paper above and assign it.")
+assignment_admin.show(store, code)

@@ -77,6 +77,9 @@ def show_student(report: dict, ability: pd.DataFrame) -> None:
     fig.update_layout(height=280)
     chart(fig, "running_accuracy")
     mh = report["mastery_history"]
+    if mh.empty:
+        st.caption("No practice answers yet, so no mastery over time to show.")
+        return
     fig = px.line(mh, x="created_at", y="mastery", color="skill_name", markers=True, title="Mastery over time",
                   labels={"created_at": "", "skill_name": "skill"}, range_y=[0, 1])
     fig.update_layout(height=360)

@@ -84,23 +84,29 @@ def answer_box(question: dict, key: str, button: str, default: Any = None) -> tu
     return True, answer
 
 
-def exam_boxes(sid: str, question: dict, key: str, saved: Any, flash_key: str) -> None:
-    """Step boxes in a mock exam: the question's steps are saved together whenever a box changes."""
+def exam_boxes(sid: str, question: dict, key: str, saved: Any, flash_key: str, version: int = 0) -> None:
+    """Step boxes in a mock exam: the question's steps are saved together whenever a box changes.
+
+    ``version`` is the server's version of the saved answer: the boxes are filled from it when it is newer
+    than what they show, and a save from boxes that missed a newer answer asks the student which to keep.
+    """
+    from ui import exam_answers
+
+    def fill(answer: Any = saved) -> None:
+        for step in question["steps"]:
+            st.session_state[_key(key, step)] = _given(answer, step) if answer is not None else ""
+
+    exam_answers.sync(key, version, fill)
     for step in question["steps"]:
         box = _key(key, step)
-        if saved is not None and box not in st.session_state:
-            st.session_state[box] = _given(saved, step)
         st.text_input(box_label(question, step), key=box, on_change=_save, args=(sid, question, key, flash_key),
                       placeholder="Type your answer; it is saved when you press Enter or click away")
+    exam_answers.conflict_prompt(sid, question["id"], key, flash_key, fill, exam_answers.describe)
 
 
 def _save(sid: str, question: dict, key: str, flash_key: str) -> None:
-    from core.flows.base import FlowError
-    from ui import flash
-    try:
-        shared.runner().command(sid, "save", item_id=question["id"], answer=current(question, key))
-    except FlowError as exc:
-        flash.later(flash_key, str(exc), "error")
+    from ui import exam_answers
+    exam_answers.save(sid, question["id"], key, current(question, key), flash_key)
 
 
 def show_steps(steps: Optional[list[dict]]) -> None:

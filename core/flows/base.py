@@ -21,6 +21,7 @@ from core.blueprints.library import Library
 from core.items.generator import Item
 from core.items.sources import QuestionSource, stem_key
 from core.store import Store, repo, sessions
+from core.store import responses as responses_store
 from core.store.sessions import SequenceConflict
 
 SESSION_ITEM_STATUS = "session"   # items drawn live into a session; the review queue holds "draft"
@@ -54,6 +55,11 @@ class Step:
     # What the command says back without storing anything, merged into the view it returns
     # (an answer that could not be read: how it was read and why, at no cost to the student).
     reply: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # Write the events, then refuse the command with this message (an answer sent after time ran out: kept as
+    # a record, but it does not count).
+    refuse: Optional[str] = None
+    # Marks of responses already recorded that change (a teacher's override, a re-mark): written with the events.
+    rescored: list[dict] = dataclasses.field(default_factory=list)
 
     def add(self, type_: str, **payload: Any) -> "Step":
         self.events.append((type_, payload))
@@ -191,6 +197,8 @@ class Runner:
                 except SequenceConflict:
                     self._cache.pop(session_id, None)  # someone else moved on: rebuild and decide again
                     continue
+                if step.refuse:
+                    raise FlowError(step.refuse)
                 view = flow.view(loaded.state)
                 view.update(step.reply)
                 view["session_id"] = session_id
@@ -225,6 +233,7 @@ class Runner:
                                                 for item, outcome_id in step.seen], sid)
             for skill, score in step.mastery.items():
                 sessions.set_mastery(cur, student, skill, score)
+            responses_store.rescore(cur, sid, student, step.rescored)
 
         responses = [{**r, "student": student} for r in step.responses]
         new_seq = sessions.append_events(self.ctx.store, sid, loaded.seq, events, responses, step.status, extra,

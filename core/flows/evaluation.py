@@ -13,15 +13,17 @@ evaluation is complete.
 """
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any, Optional
 
 from core.blueprints.library import LibraryError
 from core.blueprints.models import AssessmentBlueprint
-from core.flows import preview
+from core.flows import preview, sitting
 from core.flows.remediation import diagnose
 from core.flows.base import Flow, FlowError, Step
 from core.flows.exam import GRACE_SECONDS
+from core.flows.marks import checked_marks
 from core.items.generator import Item, SkillGenerator
 from core.items.sampler import GenerationError
 from core.items.sources import stem_key
@@ -112,7 +114,7 @@ class EvaluationFlow(Flow):
                 "session_id": session["id"], "stage": "new", "title": None, "version": None, "settings": {},
                 "sections": [], "scoring": None, "plan": [], "views": {}, "current": None, "visited": [],
                 "answers": {}, "skipped": [], "shown_at": None, "started_at": None, "deadline": None,
-                "results": None}
+                "results": None, "assignment_id": cfg.get("assignment_id"), "late": []}
 
     # ------------------------------------------------------------------
     def apply(self, state: dict, event: dict) -> None:
@@ -142,6 +144,10 @@ class EvaluationFlow(Flow):
             state["stage"] = "completed"
             state["results"] = p["results"]
             state["current"] = None
+        elif t == "overridden":
+            override_result(state["results"], p, state["sections"], state["scoring"], state["settings"])
+        elif t == "late":
+            state.setdefault("late", []).append(p)
 
     @staticmethod
     def _show(state: dict, index: int, t: Optional[float]) -> None:
@@ -175,8 +181,9 @@ class EvaluationFlow(Flow):
             mine = state["answers"].get(entry["item_id"])
             out["your_answer"] = mine["answer"] if mine else None
             out["time_limit_minutes"] = settings.get("time_limit_minutes")
-            out["time_remaining_seconds"] = (max(0, int(state["deadline"] - self.ctx.clock()))
-                                             if state["deadline"] else None)
+            deadline = self._deadline(state)
+            out["time_remaining_seconds"] = max(0, int(deadline - self.ctx.clock())) if deadline else None
+            out["extra_minutes"] = sitting.extra_minutes(self.ctx, state)
             out["all_answered"] = len(state["answers"]) == len(plan)
             out["can_skip"] = bool(settings.get("allow_skip"))
             out["can_go_back"] = bool(settings.get("allow_review"))
@@ -190,18 +197,27 @@ class EvaluationFlow(Flow):
                                           else "skipped" if e["item_id"] in state["skipped"] else "unanswered")}
                               for e in plan]}
         if state["stage"] == "completed":
-            out["results"] = state["results"]
+            results = state["results"]
+            held = sitting.held(self.ctx, state, results.get("completed_at"), bool(results.get("expired")),
+                                self._deadline(state))
+            if held is not None:
+                out["held"] = held   # handed in, results not released yet: no score, answers, keys or feedback
+            else:
+                out["results"] = results
+                if results.get("expired"):
+                    out["time_up"] = sitting.time_up(self._deadline(state))
         return out
 
     def tick(self, state: dict) -> Optional[Step]:
         if state["stage"] == "active" and self._expired(state):
-            return self._complete(state, expired=True)
+            return sitting.stamp_marking(self._complete(state, expired=True), "completed", True, self._deadline(state))
         return None
 
     # ------------------------------------------------------------------
     def cmd_start(self, state: dict) -> Step:
         if state["stage"] != "new":
             return Step()
+        sitting.check_start(self.ctx, state)   # an assignment's window and attempts
         library = self.ctx.library
         try:
             bp = library.assessment(state["assessment_id"])
@@ -239,6 +255,8 @@ class EvaluationFlow(Flow):
         return step
 
     def cmd_answer(self, state: dict, item_id: str, answer: Any, time_ms: Optional[int] = None) -> Step:
+        if self._timed_out(state):
+            return sitting.late(self.ctx, self._deadline(state), "answer", item_id=item_id, answer=answer)
         prior = state["answers"].get(item_id)
         if prior is not None and prior["answer"] == answer:
             return Step()  # the same submission again (double click, second tab): recorded once
@@ -274,7 +292,8 @@ class EvaluationFlow(Flow):
         if not state["settings"].get("allow_review"):
             self._fold(state, step)
             if len(state["answers"]) == len(state["plan"]):
-                _merge(step, self._complete(state, expired=False))
+                _merge(step, sitting.stamp_marking(self._complete(state, expired=False), "completed", False,
+                                                   self._deadline(state)))
         return step
 
     def cmd_skip(self, state: dict, item_id: Optional[str] = None) -> Step:
@@ -305,16 +324,30 @@ class EvaluationFlow(Flow):
         return Step().add("moved", index=index, t=self.ctx.clock())
 
     def cmd_finish(self, state: dict) -> Step:
+        if self._timed_out(state):
+            return sitting.late(self.ctx, self._deadline(state), "finish")
         if state["stage"] == "completed":
             return Step()  # finished already: results are computed once
         if state["stage"] == "new":
             raise FlowError("the evaluation has not started")
-        return self._complete(state, expired=self._expired(state))
+        expired = self._expired(state)
+        return sitting.stamp_marking(self._complete(state, expired=expired), "completed", expired,
+                                     self._deadline(state))
 
     # ------------------------------------------------------------------
+    def _deadline(self, state: dict) -> Optional[float]:
+        """When time runs out (epoch seconds): for an assignment, as it stands now (closed early, extra time)."""
+        return sitting.deadline(self.ctx, state, state["started_at"], state["settings"].get("time_limit_minutes"),
+                                state["deadline"])
+
     def _expired(self, state: dict) -> bool:
         # Answers in flight when the clock runs out still count, as in mock exams.
-        return bool(state["deadline"]) and self.ctx.clock() > state["deadline"] + GRACE_SECONDS
+        deadline = self._deadline(state)
+        return bool(deadline) and self.ctx.clock() > deadline + GRACE_SECONDS
+
+    def _timed_out(self, state: dict) -> bool:
+        """Completed because time ran out: whatever the student sends now is late."""
+        return state["stage"] == "completed" and bool((state["results"] or {}).get("expired"))
 
     def _check_open(self, state: dict) -> None:
         if state["stage"] == "new":
@@ -326,6 +359,28 @@ class EvaluationFlow(Flow):
         if self._expired(state):
             raise FlowError("time is up: the evaluation is being submitted with the answers given before the deadline")
 
+    def cmd_override(self, state: dict, item_id: str, marks: Any, reason: str, teacher: str = "teacher") -> Step:
+        """A teacher's mark for one question, with the reason: kept in its history and carried into the section
+        results, score, grade and pass. Only once the evaluation is complete; 0 to the question's marks."""
+        results = state["results"]
+        if state["stage"] != "completed" or results is None:
+            raise FlowError("this evaluation has not been handed in yet; a mark can be changed once it has")
+        entry = next((r for r in results["review"] if r["item_id"] == item_id), None)
+        if entry is None:
+            raise FlowError(f"{item_id} is not a question of this evaluation; choose one of its questions")
+        value = checked_marks(marks, entry["number"], float(entry["max_score"]))
+        why = reason.strip() if isinstance(reason, str) else ""
+        if not why:
+            raise FlowError(f"say why question {entry['number']} gets {value:g} mark(s): the reason is kept with "
+                            f"the mark and shown to the student")
+        payload = {"item_id": item_id, "number": entry["number"], "marks": value, "reason": why,
+                   "teacher": (teacher or "").strip() or "teacher"}
+        step = Step().add("overridden", **payload)
+        step.rescored.append({"item_id": item_id, "answer": _text(entry["answer"]),
+                              "correct": bool(entry["max_score"]) and value >= entry["max_score"], "score": value,
+                              "max_score": float(entry["max_score"]), "attempt": max(1, entry.get("attempts") or 1)})
+        return step
+
     def _fold(self, state: dict, step: Step) -> None:
         for type_, payload in step.events:
             self.apply(state, {"type": type_, "payload": payload})
@@ -334,7 +389,8 @@ class EvaluationFlow(Flow):
         step = Step()
         now = self.ctx.clock()
         # A session noticed late (no one looked until after the deadline) still lasted only the time allowed.
-        end = min(now, state["deadline"]) if state["deadline"] else now
+        deadline = self._deadline(state)
+        end = min(now, deadline) if deadline else now
         titles = {s["section_id"]: s["title"] for s in state["sections"]}
         review = []
         for entry in state["plan"]:
@@ -355,47 +411,79 @@ class EvaluationFlow(Flow):
                            "explanation": item.explanation, "time_ms": mine["time_ms"] if mine else None,
                            "attempts": mine["attempt"] if mine else 0})
 
-        section_results = []
-        accuracy: dict[str, float] = {}
-        for section in state["sections"]:
-            rows = [r for r in review if r["section_id"] == section["section_id"]]
-            answered = [r for r in rows if r["attempts"]]
-            correct = sum(r["correct"] for r in rows)
-            times = [r["time_ms"] for r in answered if r["time_ms"] is not None]
-            accuracy[section["section_id"]] = 100 * correct / len(rows) if rows else 0.0
-            section_results.append({
-                "section_id": section["section_id"], "section_title": section["title"],
-                "items_total": len(rows), "items_attempted": len(answered), "items_correct": correct,
-                "accuracy_percent": round(accuracy[section["section_id"]], 1),
-                "mean_response_time_ms": round(sum(times) / len(times), 1) if times else None})
-
-        scoring, settings = state["scoring"], state["settings"]
-        total = len(review)
-        items_correct = sum(r["correct"] for r in review)
-        if scoring["method"] == "weighted_sections":
-            # No weights given: every section counts the same.
-            weights = scoring["section_weights"] or {sid: 1.0 for sid in accuracy}
-            raw = sum(weights[sid] * acc for sid, acc in accuracy.items()) / sum(weights[sid] for sid in accuracy)
-        else:
-            raw = 100 * items_correct / total if total else 0.0
-        # Grade and pass mark are judged on the score as shown, so they never disagree with it.
-        score = round(raw, 1)
         results = {
             "session_id": state["session_id"], "assessment_id": state["assessment_id"],
             "assessment_version": state["version"], "title": state["title"],
             "started_at": state["started_at"], "completed_at": end,
             "duration_seconds": int(round(max(0.0, end - state["started_at"]))),
-            "expired": expired, "total_items": total,
-            "items_answered": sum(1 for r in review if r["attempts"]), "items_correct": items_correct,
-            "score_percent": score, "scoring_method": scoring["method"],
-            "grade": grade_for(score, scoring["grade_bands"]),
-            "passing_score_percent": settings["passing_score_percent"],
-            "passed": score >= settings["passing_score_percent"],
-            "section_results": section_results, "review": review,
+            "expired": expired, **summarise(review, state["sections"], state["scoring"], state["settings"]),
+            "review": review,
         }
         step.add("completed", results=results, t=now)
         step.status = "completed"
         return step
+
+
+def summarise(review: list[dict], sections: list[dict], scoring: dict, settings: dict) -> dict:
+    """Section results, score, grade and pass from the per-question review, as the blueprint scores them:
+    by questions right (all their marks), overall or as a weighted mean of the sections' accuracy."""
+    section_results = []
+    accuracy: dict[str, float] = {}
+    for section in sections:
+        rows = [r for r in review if r["section_id"] == section["section_id"]]
+        answered = [r for r in rows if r["attempts"]]
+        correct = sum(r["correct"] for r in rows)
+        times = [r["time_ms"] for r in answered if r["time_ms"] is not None]
+        accuracy[section["section_id"]] = 100 * correct / len(rows) if rows else 0.0
+        section_results.append({
+            "section_id": section["section_id"], "section_title": section["title"],
+            "items_total": len(rows), "items_attempted": len(answered), "items_correct": correct,
+            "accuracy_percent": round(accuracy[section["section_id"]], 1),
+            "mean_response_time_ms": round(sum(times) / len(times), 1) if times else None})
+    total = len(review)
+    items_correct = sum(r["correct"] for r in review)
+    if scoring["method"] == "weighted_sections":
+        # No weights given: every section counts the same.
+        weights = scoring["section_weights"] or {sid: 1.0 for sid in accuracy}
+        raw = sum(weights[sid] * acc for sid, acc in accuracy.items()) / sum(weights[sid] for sid in accuracy)
+    else:
+        raw = 100 * items_correct / total if total else 0.0
+    # Grade and pass mark are judged on the score as shown, so they never disagree with it.
+    score = round(raw, 1)
+    return {"total_items": total, "items_answered": sum(1 for r in review if r["attempts"]),
+            "items_correct": items_correct, "score_percent": score, "scoring_method": scoring["method"],
+            "grade": grade_for(score, scoring["grade_bands"]),
+            "passing_score_percent": settings["passing_score_percent"],
+            "passed": score >= settings["passing_score_percent"], "section_results": section_results}
+
+
+def override_result(results: dict, override: dict, sections: list[dict], scoring: dict, settings: dict) -> None:
+    """Fold an "overridden" event into an evaluation's results: the question's score and history, then the
+    section results, score, grade and pass. The blueprint scores questions right or not, so a question
+    counts as right only with all its marks; a part mark shows in the marks, not in the score."""
+    entry = next(r for r in results["review"] if r["item_id"] == override["item_id"])
+    change = {"from": entry["score"], "to": float(override["marks"]), "out_of": float(entry["max_score"]),
+              "reason": override["reason"], "teacher": override.get("teacher"), "at": override.get("t")}
+    entry.setdefault("marker_score", entry["score"])
+    entry["overrides"] = list(entry.get("overrides") or []) + [change]
+    entry["override"] = change
+    entry["score"] = change["to"]
+    entry["correct"] = bool(entry["max_score"]) and change["to"] >= entry["max_score"]
+    results.update(summarise(results["review"], sections, scoring, settings))
+
+
+def current_results(events: list[dict]) -> Optional[dict]:
+    """An evaluation's results as they stand: the "completed" results with every later override folded in."""
+    started, results = None, None
+    for event in events:
+        t, p = event["type"], event["payload"]
+        if t == "started":
+            started = p
+        elif t == "completed":
+            results = copy.deepcopy(p["results"])
+        elif t == "overridden" and results is not None and started is not None:
+            override_result(results, p, started["sections"], started["scoring"], started["settings"])
+    return results
 
 
 def _merge(into: Step, other: Step) -> None:

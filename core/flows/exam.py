@@ -2,33 +2,40 @@
 
     start: build_blueprint -> fill_slots -> assemble_exam -> delivered
     save (answers as typed) ... submit (or the time limit passes) -> marked -> remediated -> ended
+    then, by a teacher: override (one question's mark, with a reason) -> overridden; remark -> remarked
 
-The blueprint comes from the course spec: each section's marks are split into
-question slots over its outcomes, using the marks the available questions
-actually carry (so no question's marks are rewritten). Slots are filled with
-novelty across all this student's sessions, and non-calculator sections only
-take questions that need no calculator. The student sees no key and no
+The blueprint comes from the course spec and is planned and filled in
+``core.flows.exam_plan``: each section's marks are split exactly into questions
+of their own marks, no skill more than the spec allows per paper, with novelty
+across all this student's sessions, and non-calculator sections only take
+questions that need no calculator. The student sees no key and no
 feedback until the exam is submitted; the server enforces the time limit.
 """
 from __future__ import annotations
 
-import dataclasses
-import math
-import random
+import copy
 from typing import Any, Optional
 
-from core.flows import preview
+from core.flows import preview, sitting
 from core.flows.remediation import diagnose
 from core.flows.base import Flow, FlowError, Step
+from core.flows.exam_plan import (DrawnQuestion, Offer, assemble_sections, available_marks, by_hand,  # noqa: F401
+                                  exam_instructions, format_name, plan_section, topic_of)
 from core.flows.fetch import fetch_question
+from core.flows.marks import (SQA_GRADES, checked_marks, counted_marks, grade_for, marks_out_of,  # noqa: F401
+                              missed, override_question, remarked, response_row, same_marking)
 from core.items.generator import Item
-from core.items.sources import NoQuestions, QuestionSource, stem_key
+from core.items.sources import NoQuestions
 from core.marking import INTERNAL_ERROR, MarkingSpecError, item_key_problem
 from core.store import school
 
-SQA_GRADES = [("A", 70.0), ("B", 60.0), ("C", 50.0), ("D", 40.0), ("No award", 0.0)]
 GRACE_SECONDS = 5.0   # answers in flight when the clock runs out still count
 UNMARKED = "This question could not be marked, so it does not count towards your total; your teacher can see why."
+
+
+def _label(question: dict) -> str:
+    """A question as the paper prints it: "5(a)", or its number (exams sat before papers had parts)."""
+    return str(question.get("label") or question["number"])
 
 
 def _answered(answer: Any) -> bool:
@@ -36,149 +43,6 @@ def _answered(answer: Any) -> bool:
     if isinstance(answer, dict):
         return any(v is not None and str(v).strip() for v in answer.values())
     return answer is not None and bool(str(answer).strip())
-
-
-def grade_for(percent: float, bands=SQA_GRADES) -> str:
-    for label, minimum in bands:
-        if percent >= minimum:
-            return label
-    return bands[-1][0]
-
-
-def available_marks(source: QuestionSource, subject: str, level: str, outcome_id: str,
-                    calculator: bool, approved_only: bool = False) -> dict[int, float]:
-    """How many questions of each marks value an outcome can supply (blueprints: without limit)."""
-    supply: dict[int, float] = {}
-    if approved_only:
-        for it in source.approved_candidates(subject, level, outcome_id, limit=10_000):
-            if calculator or it.calculator != "required":
-                supply[it.marks] = supply.get(it.marks, 0) + 1
-        return supply
-    for skill in source.blueprints_for(subject, level, outcome_id, calculator):
-        supply[source.library.generator(skill).bp.evaluation.total_marks()] = math.inf
-    for item in source.get_local_questions(subject, level, outcome_id, 200) + \
-            source.get_us_or_past_questions(subject, level, outcome_id, 200):
-        if calculator or item.calculator != "required":
-            supply[item.marks] = supply.get(item.marks, 0) + 1
-    return supply
-
-
-def _reachable(total: int, values: set[int]) -> list[bool]:
-    reach = [False] * (total + 1)
-    reach[0] = True
-    for t in range(1, total + 1):
-        reach[t] = any(v <= t and reach[t - v] for v in values)
-    return reach
-
-
-def plan_section(total: int, outcome_marks: dict[str, Any], rng: random.Random) -> list[tuple[str, int]]:
-    """Split a section's marks into (outcome, marks) slots that add up exactly.
-
-    ``outcome_marks`` gives, per outcome, how many questions of each marks
-    value it can supply (a set means: without limit). Outcomes take turns;
-    each slot takes a value that outcome still has, chosen so the rest can
-    still be made up exactly (a coin-change table over what is left says which
-    totals are reachable). When nothing adds up exactly (every question worth
-    3, the section worth 35), the last slot is worth the remainder and its
-    question is marked out of that, as the seed's override does; it is
-    returned with negative marks so the caller knows.
-    """
-    supply = {o: ({m: math.inf for m in ms} if isinstance(ms, (set, frozenset, list)) else dict(ms))
-              for o, ms in outcome_marks.items()}
-    outcomes = [o for o in supply if any(c > 0 and m > 0 for m, c in supply[o].items())]
-    if not outcomes:
-        raise NoQuestions(f"no question source covers the outcomes {', '.join(outcome_marks)}")
-    slots: list[tuple[str, int]] = []
-    remaining = total
-    turn = 0
-    while remaining > 0:
-        values = {m for o in outcomes for m, c in supply[o].items() if c > 0 and m > 0}
-        reach = _reachable(remaining, values)
-        target = max(t for t in range(remaining + 1) if reach[t])
-        if target == 0:
-            break
-        for k in range(len(outcomes)):
-            outcome = outcomes[(turn + k) % len(outcomes)]
-            fits = [m for m, c in supply[outcome].items() if c > 0 and 0 < m <= target and reach[target - m]]
-            if fits:
-                # Smaller questions are more common in a real paper; weight them up.
-                marks = rng.choices(sorted(fits), [1.0 / m for m in sorted(fits)])[0]
-                slots.append((outcome, marks))
-                supply[outcome][marks] -= 1
-                remaining -= marks
-                turn += k + 1
-                break
-        else:  # pragma: no cover - the reachability table guarantees some outcome fits
-            break
-    if remaining > 0:
-        slots.append((outcomes[turn % len(outcomes)], -remaining))
-    return slots
-
-
-@dataclasses.dataclass
-class DrawnQuestion:
-    item: Item
-    outcome_id: str
-    number: int
-    marks: int                      # what the question is worth in this paper
-    marked_out_of: Optional[int]    # the item's own marks when a remainder slot rescales it
-    route: str
-
-
-def exam_instructions(spec) -> list[str]:
-    return list(spec.instructions) or [
-        f"Attempt ALL questions. Total marks: {spec.total_marks}.",
-        "Show your working; marks are awarded for each step of a correct method.",
-        "Calculators may only be used in sections marked calculator.",
-    ]
-
-
-def assemble_sections(source: QuestionSource, spec, student: str, seed: Any, exam_count: int,
-                      approved_only: bool, progress: Optional[Any] = None) -> list[dict]:
-    """build_blueprint and fill_slots: every section planned, then every slot filled with novelty.
-
-    Shared by the exam flow and the teachers' paper preview, so a previewed
-    class paper is exactly what the students will sit. Raises NoQuestions
-    naming the section when one cannot be filled.
-    """
-    source = source.offline()  # the LLM has no part in an exam before it is submitted
-    subject, level = spec.subject, spec.level
-    # Only plan_section draws from this generator, so planning every section first gives the
-    # same slots as planning them one at a time.
-    rng = random.Random(f"exam|{student}|{subject}|{level}|{seed}|{exam_count}")
-    plans = []
-    for section in spec.assessment_structure:
-        calc = section.calculator_allowed
-        outcome_marks = {o: available_marks(source, subject, level, o, calc, approved_only) for o in section.outcome_ids}
-        try:
-            slots = plan_section(section.marks, outcome_marks, rng)
-        except NoQuestions as exc:
-            raise NoQuestions(f"{section.section}: {exc}") from None
-        plans.append((section, slots, [o for o, m in outcome_marks.items() if not m]))
-    total = sum(len(slots) for _, slots, _ in plans)
-    avoid: set[str] = set()
-    number = 0
-    out = []
-    for s_index, (section, slots, missing) in enumerate(plans):
-        questions = []
-        for q_index, (outcome, marks) in enumerate(slots):
-            scaled = marks < 0   # a remainder slot: any question, marked out of the remainder
-            marks = abs(marks)
-            try:
-                fetched = fetch_question(source, student, subject, level, seed=f"{seed}/{exam_count}/{s_index}/{q_index}",
-                                         target_outcome=outcome, avoid=avoid, calculator=section.calculator_allowed,
-                                         marks=None if scaled else marks, approved_only=approved_only)
-            except NoQuestions as exc:
-                raise NoQuestions(f"{section.section}: {exc}") from None
-            item = fetched.item
-            avoid |= {item.content_key, stem_key(item)}
-            number += 1
-            questions.append(DrawnQuestion(item, outcome, number, marks if scaled else item.marks,
-                                           item.marks if scaled and marks != item.marks else None, fetched.route))
-            if progress:
-                progress(number, total)
-        out.append({"section": section, "questions": questions, "missing": missing})
-    return out
 
 
 class ExamFlow(Flow):
@@ -195,9 +59,11 @@ class ExamFlow(Flow):
                 # An assigned paper is the same for the whole class: novelty is judged for the
                 # paper, not the student, so every student's assembly draws the same questions.
                 "paper_key": cfg.get("paper_key"), "assignment_id": cfg.get("assignment_id"),
-                "approved_only": bool(cfg.get("approved_only")),
+                "approved_only": bool(cfg.get("approved_only")), "format": format_name(cfg.get("format")),
                 "stage": "new", "package": None, "saved": {}, "readings": {}, "marking": None, "deadline": None,
-                "remediation": None}
+                "remediation": None,
+                # per question, how many times its answer was saved: a page sends the version it last saw
+                "versions": {}, "started_at": None, "late": []}
 
     def apply(self, state: dict, event: dict) -> None:
         p, t = event["payload"], event["type"]
@@ -205,40 +71,68 @@ class ExamFlow(Flow):
             state["stage"] = "sitting"
             state["package"] = p["package"]
             state["deadline"] = p["deadline"]
+            state["started_at"] = p.get("t")
         elif t == "saved":
             state["saved"][p["item_id"]] = p["answer"]
             state.setdefault("readings", {})[p["item_id"]] = p.get("reading")
+            versions = state.setdefault("versions", {})
+            versions[p["item_id"]] = versions.get(p["item_id"], 0) + 1
+        elif t == "late":
+            state.setdefault("late", []).append(p)
         elif t == "marked":
             state["stage"] = "marked"
             state["marking"] = p
         elif t == "remediated":
             state["stage"] = "reviewed"
             state["remediation"] = p["remediation"]
+        elif t == "overridden":
+            override_question(state["marking"], p)
+        elif t == "remarked":
+            state["marking"] = copy.deepcopy(p["marking"])
 
     def view(self, state: dict) -> dict:
         out = {"kind": self.kind, "stage": state["stage"], "subject": state["subject"], "level": state["level"]}
         pkg = state["package"]
+        marking = state["marking"]
+        if marking:
+            held = sitting.held(self.ctx, state, marking.get("t"), bool(marking.get("expired")), self._deadline(state))
+            if held is not None:
+                # Handed in, results not released yet: that it was handed in and when results come, nothing more
+                # (no marks, answers, keys, explanations, feedback or remediation).
+                out["held"] = held
+                if pkg:
+                    out["exam"] = {k: pkg[k] for k in ("exam_id", "session_id", "subject", "level", "total_marks",
+                                                       "question_count", "time_allowed_minutes") if k in pkg}
+                return out
         if pkg:
             out["exam"] = pkg
             out["answers"] = dict(state["saved"])
             if state["stage"] == "sitting":
-                out["time_remaining_seconds"] = max(0, int(state["deadline"] - self.ctx.clock())) if state["deadline"] else None
+                deadline = self._deadline(state)
+                out["versions"] = dict(state.get("versions", {}))
+                out["time_remaining_seconds"] = max(0, int(deadline - self.ctx.clock())) if deadline else None
+                out["extra_minutes"] = sitting.extra_minutes(self.ctx, state)
                 out["readings"], out["unreadable"] = self._readings(state)
-        if state["marking"]:
-            out["results"] = state["marking"]
+        if marking:
+            out["results"] = marking
+            if marking.get("expired"):
+                out["time_up"] = sitting.time_up(self._deadline(state))
         if state["remediation"] is not None:
             out["remediation"] = state["remediation"]
         return out
 
     def tick(self, state: dict) -> Optional[Step]:
-        if state["stage"] == "sitting" and state["deadline"] and self.ctx.clock() > state["deadline"] + GRACE_SECONDS:
-            return self._mark(state, expired=True)
+        if state["stage"] == "sitting":
+            deadline = self._deadline(state)
+            if deadline and self.ctx.clock() > deadline + GRACE_SECONDS:
+                return sitting.stamp_marking(self._mark(state, expired=True), "marked", True, deadline)
         return None
 
     # ------------------------------------------------------------------
     def cmd_start(self, state: dict) -> Step:
         if state["stage"] != "new":
             return Step()
+        sitting.check_start(self.ctx, state)   # an assignment's window and attempts
         return self.assemble(state)
 
     def assemble(self, state: dict) -> Step:
@@ -249,8 +143,11 @@ class ExamFlow(Flow):
         except NoQuestions as exc:
             raise FlowError(str(exc)) from None
         approved_only = bool(state.get("approved_only")) or school.approved_only_for(self.ctx.store, state["student"])
+        fmt = state.get("format") or None
         try:
-            drawn = assemble_sections(source, spec, student, state["seed"], state["exam_count"], approved_only)
+            drawn = assemble_sections(source, spec, student, state["seed"], state["exam_count"], approved_only,
+                                      exam_format=fmt)
+            instructions = exam_instructions(spec, fmt)
         except NoQuestions as exc:
             raise FlowError(str(exc)) from None
         step = Step()
@@ -259,8 +156,10 @@ class ExamFlow(Flow):
             section, questions = part["section"], []
             for q in part["questions"]:
                 self.see(step, q.item, q.outcome_id)
-                question = {**q.item.student_view(), "number": q.number, "outcome_id": q.outcome_id,
-                            "marks": q.marks, "section": section.section}
+                # number: the answer slot (marking and results key on it); question, part, label: as printed
+                question = {**q.item.student_view(), "number": q.number, "question": q.question, "part": q.part,
+                            "label": q.label, "outcome_id": q.outcome_id, "marks": q.marks,
+                            "section": section.section}
                 if q.marked_out_of is not None:
                     question["marked_out_of"] = q.marked_out_of
                 questions.append(question)
@@ -268,38 +167,66 @@ class ExamFlow(Flow):
                              "marks": section.marks, "time_allowed_minutes": section.time_allowed_minutes,
                              "questions": questions, "outcomes_without_questions": part["missing"]})
         minutes = state["time_limit_minutes"] or sum(s["time_allowed_minutes"] for s in sections)
+        # Every sitting has an id of its own: an assigned paper's names the assignment and the student.
+        owner = (f"{state['assignment_id']}_{state['student']}" if state.get("assignment_id")
+                 else f"{spec.subject}_{spec.level}")
         package = {
-            "exam_id": f"{spec.subject}_{spec.level}_{state['exam_count']}".replace(" ", "_"),
+            "exam_id": f"{owner}_{state['session_id']}".replace(" ", "_"),
             "session_id": state["session_id"], "subject": spec.subject, "level": spec.level,
+            "course_title": spec.title or f"{spec.subject} {spec.level}", "format": fmt or "full",
             "total_marks": sum(q["marks"] for s in sections for q in s["questions"]),
             "question_count": sum(len(s["questions"]) for s in sections), "sections": sections,
-            "time_allowed_minutes": minutes, "instructions": exam_instructions(spec),
+            "time_allowed_minutes": minutes, "instructions": instructions,
+            "formulae": [f.model_dump() for f in spec.formulae],
         }
         step.add("delivered", package=package, deadline=self.ctx.clock() + minutes * 60)
         return step
 
-    def cmd_save(self, state: dict, item_id: str, answer: Any) -> Step:
-        """Keep an answer as it is typed, so a reload loses nothing."""
+    def cmd_save(self, state: dict, item_id: str, answer: Any, base_version: Optional[int] = None) -> Step:
+        """Keep an answer as it is typed, so a reload loses nothing.
+
+        ``base_version`` is the version of this answer (how many times it was saved) the page last showed:
+        a save from a page that missed a newer, different answer (another tab) is refused with AnswerConflict,
+        so the student chooses. After time ran out, a save is recorded as late and refused.
+        """
+        if self._timed_out(state):
+            return sitting.late(self.ctx, self._deadline(state), "save", item_id=item_id, answer=answer)
         self._check_sitting(state)
-        if item_id not in self._question_ids(state):
+        question = self._questions(state).get(item_id)
+        if question is None:
             raise FlowError("that question is not part of this exam")
-        if state["saved"].get(item_id) == answer:
+        saved = state["saved"].get(item_id)
+        sitting.save_conflict(question.get("label") or question["number"], item_id, saved,
+                              state.get("versions", {}).get(item_id, 0), answer, base_version)
+        if saved == answer:
             return Step()
         return Step().add("saved", item_id=item_id, answer=answer, reading=self._read(state, item_id, answer))
 
-    def cmd_submit(self, state: dict, answers: Optional[dict] = None) -> Step:
+    def cmd_submit(self, state: dict, answers: Optional[dict] = None, base_versions: Optional[dict] = None) -> Step:
+        """Hand in: the saved answers are marked.
+
+        ``answers`` is for callers that do not save as they go (a simulated class, the command line): an answer
+        is kept only where nothing newer is saved (no save at all, or with ``base_versions`` the version given),
+        so a stale copy never overwrites a newer saved answer.
+        """
+        if self._timed_out(state):
+            return sitting.late(self.ctx, self._deadline(state), "submit", answers=answers)
         if state["stage"] in ("marked", "reviewed"):
             return Step()  # submitted already: marking happens once
         self._check_sitting(state)
         step = Step()
         ids = self._question_ids(state)
+        versions = state.setdefault("versions", {})
         for item_id, answer in (answers or {}).items():
             if item_id not in ids:
                 raise FlowError("an answer was given for a question that is not part of this exam")
+            if versions.get(item_id, 0) > int((base_versions or {}).get(item_id, 0)):
+                continue   # saved since the caller's copy was made: the saved answer stands
             if state["saved"].get(item_id) != answer:
                 step.add("saved", item_id=item_id, answer=answer, reading=self._read(state, item_id, answer))
                 state["saved"][item_id] = answer
-        marked = self._mark(state, expired=False)
+                versions[item_id] = versions.get(item_id, 0) + 1
+        marked = sitting.stamp_marking(self._mark(state, expired=False), "marked", False, self._deadline(state))
         step.events += marked.events
         step.responses += marked.responses
         step.items += marked.items
@@ -346,15 +273,26 @@ class ExamFlow(Flow):
     def _question_ids(self, state: dict) -> set[str]:
         return {q["id"] for s in state["package"]["sections"] for q in s["questions"]} if state["package"] else set()
 
+    def _deadline(self, state: dict) -> Optional[float]:
+        """When time runs out (epoch seconds): for an assignment, as it stands now (closed early, extra time)."""
+        pkg = state["package"]
+        return sitting.deadline(self.ctx, state, state.get("started_at"),
+                                pkg.get("time_allowed_minutes") if pkg else None, state["deadline"])
+
+    def _timed_out(self, state: dict) -> bool:
+        """Marked because time ran out before the student handed in: whatever they send now is late."""
+        return state["stage"] in ("marked", "reviewed") and bool((state["marking"] or {}).get("expired"))
+
     def _check_sitting(self, state: dict) -> None:
         if state["stage"] == "new":
             raise FlowError("the exam has not started")
         if state["stage"] != "sitting":
             raise FlowError("this exam has been submitted; answers can no longer change")
-        if state["deadline"] and self.ctx.clock() > state["deadline"] + GRACE_SECONDS:
-            raise FlowError("time is up: the exam has been submitted with the answers saved so far")
+        deadline = self._deadline(state)
+        if deadline and self.ctx.clock() > deadline + GRACE_SECONDS:
+            raise FlowError(sitting.time_up(deadline))
 
-    def _mark(self, state: dict, expired: bool) -> Step:
+    def _mark(self, state: dict, expired: bool, remediate: bool = True) -> Step:
         step = Step()
         per_question = {}
         gap_outcomes: list[str] = []
@@ -370,9 +308,10 @@ class ExamFlow(Flow):
                 if problem is not None:
                     # Left out of the total (out of 0 marks): a question that cannot be marked costs the student
                     # nothing, and the rest of the exam is marked as usual.
-                    notes.append(f"Question {q['number']} ({q['id']}, {q['marks']} mark(s)) could not be marked: "
+                    notes.append(f"Question {_label(q)} ({q['id']}, {q['marks']} mark(s)) could not be marked: "
                                  f"{problem}. It is left out of the total; correct or reject it on the Review page.")
-                    per_question[q["id"]] = {"number": q["number"], "correct": None, "marks_awarded": 0.0,
+                    per_question[q["id"]] = {"number": q["number"], "label": _label(q), "correct": None,
+                                             "marks_awarded": 0.0,
                                              "marks": 0.0, "marks_left_out": float(q["marks"]), "gap_tags": [],
                                              "answer": answer, "correct_answer": item.correct_answer if item else "",
                                              "feedback": UNMARKED, "outcome_id": q["outcome_id"],
@@ -384,7 +323,8 @@ class ExamFlow(Flow):
                 score = mark.score * out_of / mark.max_score if mark.max_score else 0.0
                 if "marked_out_of" in q:
                     score = float(int(score))  # whole marks, as a marker would give them
-                per_question[q["id"]] = {"number": q["number"], "correct": mark.correct, "marks_awarded": score,
+                per_question[q["id"]] = {"number": q["number"], "label": _label(q), "correct": mark.correct,
+                                         "marks_awarded": score,
                                          "marks": out_of, "gap_tags": diag.gap_tags,
                                          "answer": answer if diag.steps is None else diag.answer_text,
                                          "correct_answer": item.correct_answer, "feedback": mark.feedback,
@@ -414,7 +354,8 @@ class ExamFlow(Flow):
         step.add("marked", questions=per_question, marks_awarded=awarded, total_marks=total, percent=percent,
                  grade=grade_for(percent), sections=section_results, gap_outcomes=gap_outcomes, expired=expired,
                  notes=notes)
-        step.events += self._remediate(state, gap_outcomes, step).events
+        if remediate:
+            step.events += self._remediate(state, gap_outcomes, step, per_question).events
         step.status = "completed"
         return step
 
@@ -439,7 +380,64 @@ class ExamFlow(Flow):
                 return item, None, problem.rstrip(".")
         return item, diag, None
 
-    def _remediate(self, state: dict, gap_outcomes: list[str], outer: Step) -> Step:
+    # ------------------------------------------------------------------ after marking: the teacher's part
+    def cmd_override(self, state: dict, item_id: str, marks: Any, reason: str, teacher: str = "teacher") -> Step:
+        """A teacher's mark for one question, with the reason: kept in the question's history (``overrides``),
+        carried into the section and paper totals, percent and grade, and shown to the student with the results.
+        Only once the exam is marked; any mark from 0 to what the question is worth."""
+        marking = state["marking"]
+        if marking is None:
+            raise FlowError("this exam has not been handed in and marked yet; a mark can be changed once it has")
+        question = marking["questions"].get(item_id)
+        if question is None:
+            raise FlowError(f"{item_id} is not a question of this exam; choose one of its questions")
+        value = checked_marks(marks, _label(question), marks_out_of(question))
+        why = reason.strip() if isinstance(reason, str) else ""
+        if not why:
+            raise FlowError(f"say why question {_label(question)} gets {value:g} mark(s): the reason is kept with "
+                            f"the mark and shown to the student")
+        payload = {"item_id": item_id, "number": question["number"], "section": self._section_of(state, item_id),
+                   "marks": value, "reason": why, "teacher": (teacher or "").strip() or "teacher"}
+        after = copy.deepcopy(marking)
+        override_question(after, payload)
+        step = Step().add("overridden", **payload)
+        step.rescored.append(response_row(item_id, after["questions"][item_id]))
+        return step
+
+    def cmd_remark(self, state: dict, teacher: str = "teacher") -> Step:
+        """Mark the handed-in answers again against the questions' keys as they are now (a key corrected on the
+        Review page keeps the question's id). A teacher's override stays on top of the new mark.
+
+        Appends a ``remarked`` event with the new marking and what changed, only when something did; the
+        reply's ``changes`` lists each question whose marks changed (``override_kept``: the teacher's mark
+        stands, and the marker's own mark is in ``marker_from``/``marker_to``).
+        """
+        old = state["marking"]
+        if old is None:
+            raise FlowError("this exam has not been handed in and marked yet, so there is nothing to re-mark")
+        fresh = self._mark(state, expired=bool(old.get("expired")), remediate=False)
+        payload = next(p for t, p in fresh.events if t == "marked")
+        sections = {q["id"]: s["section"] for s in state["package"]["sections"] for q in s["questions"]}
+        new, changes = remarked(old, payload, sections)
+        if same_marking(new, old):
+            return Step(reply={"changes": []})
+        given = {r["item_id"]: r for r in fresh.responses}
+        rows = [response_row(item_id, q, given.get(item_id)) for item_id, q in new["questions"].items()
+                if counted_marks(q) != counted_marks(old["questions"].get(item_id))]
+        who = (teacher or "").strip() or "teacher"
+        new["remarks"] = list(old.get("remarks") or []) + [{"at": self.ctx.clock(), "teacher": who,
+                                                             "changes": len(changes)}]
+        step = Step(reply={"changes": changes}).add("remarked", marking=new, changes=changes, teacher=who)
+        step.rescored = rows
+        return step
+
+    @staticmethod
+    def _section_of(state: dict, item_id: str) -> Optional[str]:
+        return next((s["section"] for s in state["package"]["sections"] for q in s["questions"] if q["id"] == item_id),
+                    None)
+
+    def _remediate(self, state: dict, gap_outcomes: list[str], outer: Step, marked: dict[str, dict]) -> Step:
+        """A block per outcome with a gap: what to revise, the questions of it not fully right, a practice question."""
         source = self.ctx.source
         spec = source.spec(state["subject"], state["level"])
         labels = {o.id: o.label for o in spec.outcomes}
@@ -453,10 +451,12 @@ class ExamFlow(Flow):
                 practice = None
             if practice is not None:
                 outer.items.append(practice)
-            wrong = [q for sec in state["package"]["sections"] for q in sec["questions"] if q["outcome_id"] == outcome]
+            wrong = [q for sec in state["package"]["sections"] for q in sec["questions"]
+                     if q["outcome_id"] == outcome and missed(marked.get(q["id"]))]
             blocks.append({"outcome_id": outcome, "label": labels.get(outcome, outcome),
                            "explanation": f"Revise: {labels.get(outcome, outcome)}. "
                                           f"Work through the explanations of the questions you missed, then try the practice question.",
                            "questions": [q["number"] for q in wrong],
+                           "question_labels": [_label(q) for q in wrong],   # as the paper prints them
                            "practice_question": practice.student_view() if practice else None})
         return Step().add("remediated", remediation=blocks)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Optional, Sequence
 
-from core.school import classes
+from core.school import assignments, classes
 from core.store import Store, sessions
+from core.store import gradebook as gradebook_store
 from core.store import progress as progress_store
 
 KIND_LABELS = {"practice": "Rapid-fire practice", "lesson": "Lesson", "exam": "Mock exam",
@@ -47,9 +48,17 @@ def exit_ticket_config(practice_view: dict) -> dict:
                         "answered": stats.get("total", 0), "correct": stats.get("correct", 0)}}
 
 
-def exam_start(subject: str, level: str) -> tuple[str, dict]:
-    """(kind, config) for a mock exam the student chose; the seed defaults to the session id (a fresh paper)."""
-    return "exam", {"subject": subject, "level": level}
+def exam_start(subject: str, level: str, exam_format: Optional[str] = None) -> tuple[str, dict]:
+    """(kind, config) for a mock exam the student chose; the seed defaults to the session id (a fresh paper).
+
+    ``exam_format`` names another shape of paper from the course spec's ``formats`` (the National 5
+    "short" mock); None or "full" is the full paper.
+    """
+    config = {"subject": subject, "level": level}
+    name = (exam_format or "").strip()
+    if name and name != "full":
+        config["format"] = name
+    return "exam", config
 
 
 def assignment_start(assignment: dict) -> tuple[str, dict]:
@@ -68,8 +77,10 @@ def assignment_start(assignment: dict) -> tuple[str, dict]:
 def open_assignments(store: Store, student: str, now: Optional[dt.datetime] = None) -> list[dict]:
     """Open assignments for the student's classes, each with the student's session for it (if any).
 
-    ``session`` is the newest session started for the assignment ({id, status, ...}) or None.
+    ``session`` is the newest session started for the assignment ({id, status, ...}) or None; the rest of
+    ``assignments.for_student`` (attempts used and left, why it cannot be started, when results come) is merged in.
     """
+    now = now or assignments.utc()
     taken: dict[str, dict] = {}
     for row in progress_store.session_summaries(store, student, kinds=("exam", "evaluation"), limit=500):
         aid = row["config"].get("assignment_id")
@@ -77,21 +88,34 @@ def open_assignments(store: Store, student: str, now: Optional[dt.datetime] = No
             taken[aid] = row
     out = []
     for a in classes.open_assignments(store, student, now):
-        out.append({**a, "session": taken.get(a["id"])})
+        out.append({**a, **assignments.for_student(store, a, student, now), "session": taken.get(a["id"])})
     return out
 
 
-def past_exams(store: Store, student: str, limit: int = 10) -> list[dict]:
-    """The student's finished mock exams, newest first, with their percentage."""
-    rows = progress_store.session_summaries(store, student, kinds=("exam",), limit=limit * 3)
+def results_held(store: Store, config: dict, now: Any = None) -> Optional[str]:
+    """For a session of an assignment whose results are not released yet: when they come (a sentence);
+    None when its results may be shown (released, or not an assignment)."""
+    aid = (config or {}).get("assignment_id")
+    found = assignments.get_assignment(store, aid) if aid else None
+    if found is None or assignments.results_released(store, found, now):
+        return None
+    return assignments.release_note(found, now)
+
+
+def past_exams(store: Store, student: str, limit: int = 10, now: Any = None) -> list[dict]:
+    """The student's finished mock exams and evaluations, newest first, with their marks (not before an
+    assignment releases its results). ``kind`` says which; an evaluation's ``course`` is its title."""
+    rows = [row for row in progress_store.session_summaries(store, student, kinds=("exam", "evaluation"),
+                                                             limit=limit * 3) if row["status"] != "active"]
+    titles = gradebook_store.evaluation_titles(store, [row["id"] for row in rows if row["kind"] == "evaluation"])
     out = []
     for row in rows:
-        if row["status"] == "active":
-            continue
         cfg = row["config"]
-        out.append({"id": row["id"], "when": _when(row["created_at"]),
-                    "course": f"{cfg.get('subject', '')} {cfg.get('level', '')}".strip(),
-                    "assigned": bool(cfg.get("assignment_id")), "score": _score_text(row)})
+        course = (f"Evaluation: {titles.get(row['id']) or cfg.get('assessment_id', '')}" if row["kind"] == "evaluation"
+                  else f"{cfg.get('subject', '')} {cfg.get('level', '')}".strip())
+        out.append({"id": row["id"], "kind": row["kind"], "when": _when(row["created_at"]), "course": course,
+                    "assigned": bool(cfg.get("assignment_id")),
+                    "score": _score_text(row) if results_held(store, cfg, now) is None else "results not released yet"})
     return out[:limit]
 
 
@@ -124,5 +148,5 @@ def recent_sessions(store: Store, student: str, limit: int = 15) -> list[dict]:
             course = (cfg.get("context") or {}).get("subject") or ""
         out.append({"What": KIND_LABELS.get(row["kind"], row["kind"]), "Course": course,
                     "When (UTC)": _when(row["created_at"]), "Status": STATUS_LABELS.get(row["status"], row["status"]),
-                    "Score": _score_text(row)})
+                    "Score": _score_text(row) if results_held(store, cfg) is None else "results not released yet"})
     return out

@@ -253,6 +253,21 @@ CREATE TABLE sign_in_tokens (
     revoked_at TIMESTAMP
 );
 """),
+    (11, "running assigned exams: extra time per student, attempts, when results are released, closing early, "
+         "soft deletion", """
+ALTER TABLE assignments ADD COLUMN extra_time JSON DEFAULT '{}';
+ALTER TABLE assignments ADD COLUMN attempts_allowed INTEGER DEFAULT 1;
+ALTER TABLE assignments ADD COLUMN release_policy VARCHAR DEFAULT 'on_close';
+ALTER TABLE assignments ADD COLUMN released_at TIMESTAMP;
+ALTER TABLE assignments ADD COLUMN released_by VARCHAR;
+ALTER TABLE assignments ADD COLUMN closed_early_at TIMESTAMP;
+ALTER TABLE assignments ADD COLUMN deleted_at TIMESTAMP;
+ALTER TABLE assignments ADD COLUMN deleted_by VARCHAR;
+ALTER TABLE assignments ADD COLUMN updated_at TIMESTAMP;
+"""),
+    (12, "an item's diagram (a labelled triangle, drawn from its parameters) kept with the item", """
+ALTER TABLE items ADD COLUMN diagram JSON;
+"""),
 ]
 
 

@@ -7,6 +7,7 @@ row by row in Python.
 """
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -130,3 +131,25 @@ def response_frame(store: Store, *, first_attempt_only: bool = True) -> pd.DataF
     frame = store.cursor().sql(sql).to_arrow_table().to_pandas()
     frame["correct"] = frame["correct"].astype(np.int8)
     return frame
+
+
+def rescore(cur: Any, session_id: str, student: str, rows: list[dict]) -> None:
+    """Set the marks of a session's responses after marking changed (a teacher's override, a re-mark).
+
+    Each row is {item_id, correct (None: not marked), score, max_score, attempt (default 1), answer,
+    step_answers}; a response not recorded yet (a question the marker could not mark) is added with
+    its answer, and one already recorded keeps its answer and time and gets the new marks. Meant to run
+    in the transaction that appends the event saying why.
+    """
+    if not rows:
+        return
+    values: list[Any] = []
+    for r in rows:
+        steps = r.get("step_answers")
+        values += [session_id, r["item_id"], student, r.get("answer"), r.get("correct"), r.get("score"),
+                   r.get("max_score"), int(r.get("attempt") or 1), None if steps is None else json.dumps(steps)]
+    cur.execute(
+        "INSERT INTO responses (session_id, item_id, student, answer, correct, score, max_score, attempt, step_answers) "
+        "VALUES " + ", ".join("(?, ?, ?, ?, ?, ?, ?, ?, ?)" for _ in rows)
+        + " ON CONFLICT (session_id, item_id, attempt) DO UPDATE SET correct = excluded.correct, "
+          "score = excluded.score, max_score = excluded.max_score", values)

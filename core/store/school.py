@@ -156,19 +156,63 @@ def delete_student_history(store: Store, students: list[str]) -> None:
 
 def add_assignment(store: Store, assignment_id: str, class_code: str, kind: str, title: str, config: dict,
                    opens_at: dt.datetime, closes_at: dt.datetime, time_limit_minutes: Optional[float],
-                   created_by: Optional[str]) -> None:
+                   created_by: Optional[str], extra_time: Optional[dict] = None, attempts_allowed: int = 1,
+                   release_policy: str = "on_close") -> None:
     store.write(lambda cur: cur.execute(
-        "INSERT INTO assignments (id, class_code, kind, title, config, opens_at, closes_at, time_limit_minutes, created_by) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [assignment_id, class_code, kind, title, json.dumps(config), opens_at, closes_at, time_limit_minutes, created_by]))
+        "INSERT INTO assignments (id, class_code, kind, title, config, opens_at, closes_at, time_limit_minutes, "
+        "created_by, extra_time, attempts_allowed, release_policy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [assignment_id, class_code, kind, title, json.dumps(config), opens_at, closes_at, time_limit_minutes,
+         created_by, json.dumps(extra_time or {}), attempts_allowed, release_policy]))
 
 
-def assignments_for_class(store: Store, class_code: str) -> list[dict]:
+def _assignment(row: dict) -> dict:
+    row["config"] = json.loads(row["config"]) if row["config"] else {}
+    row["extra_time"] = json.loads(row["extra_time"]) if row.get("extra_time") else {}
+    row["attempts_allowed"] = 1 if row.get("attempts_allowed") is None else row["attempts_allowed"]
+    row["release_policy"] = row.get("release_policy") or "on_close"
+    return row
+
+
+def get_assignment(store: Store, assignment_id: str) -> Optional[dict]:
+    """One assignment with every field (config and extra_time as dicts), deleted or not."""
+    rows = _rows(store.cursor().execute("SELECT * FROM assignments WHERE id = ?", [assignment_id]))
+    return _assignment(rows[0]) if rows else None
+
+
+def assignments_for_class(store: Store, class_code: str, include_deleted: bool = False) -> list[dict]:
+    """The class's assignments, newest window first; deleted ones only when asked for."""
+    where = "" if include_deleted else " AND deleted_at IS NULL"
     rows = _rows(store.cursor().execute(
-        "SELECT * FROM assignments WHERE class_code = ? ORDER BY opens_at DESC", [class_code]))
-    for row in rows:
-        row["config"] = json.loads(row["config"])
-    return rows
+        f"SELECT * FROM assignments WHERE class_code = ?{where} ORDER BY opens_at DESC, created_at DESC", [class_code]))
+    return [_assignment(row) for row in rows]
+
+
+ASSIGNMENT_FIELDS = {"title", "opens_at", "closes_at", "time_limit_minutes", "extra_time", "attempts_allowed",
+                     "release_policy", "released_at", "released_by", "closed_early_at", "deleted_at", "deleted_by"}
+
+
+def update_assignment(store: Store, assignment_id: str, updated_at: dt.datetime, **fields: Any) -> None:
+    unknown = set(fields) - ASSIGNMENT_FIELDS
+    if unknown:
+        raise ValueError(f"cannot change {', '.join(sorted(unknown))} of an assignment")
+    if not fields:
+        return
+    values = [json.dumps(v) if k == "extra_time" else v for k, v in fields.items()]
+    sets = ", ".join(f"{k} = ?" for k in fields)
+    store.write(lambda cur: cur.execute(f"UPDATE assignments SET {sets}, updated_at = ? WHERE id = ?",
+                                        [*values, updated_at, assignment_id]))
+
+
+def assignment_sessions(store: Store, assignment_id: str, student: Optional[str] = None) -> list[dict]:
+    """Sessions started for an assignment (every status), oldest first: (id, kind, student, status, created_at,
+    completed_at)."""
+    sql = ("SELECT id, kind, student, status, created_at, completed_at FROM sessions "
+           "WHERE json_extract_string(config, '$.assignment_id') = ?")
+    params: list[Any] = [assignment_id]
+    if student is not None:
+        sql += " AND student = ?"
+        params.append(student)
+    return _rows(store.cursor().execute(sql + " ORDER BY created_at, id", params))
 
 
 def decimal_comma_for(store: Store, student: str) -> bool:

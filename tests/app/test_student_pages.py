@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[2]
 CLASS = "T-CLASS"
 TEACHER_PAGES = ["pages/teacher_blueprints.py", "pages/teacher_generate.py", "pages/teacher_review.py",
-                 "pages/teacher_exams.py", "pages/teacher_class.py", "pages/home.py"]
+                 "pages/teacher_exams.py", "pages/teacher_gradebook.py", "pages/teacher_class.py", "pages/home.py"]
 WRONG = "definitely not the answer 98765"
 WRONG_GUESSES = ("98765", "x + 98765", WRONG, "10.98.76.5", "10.98.76.0/24")
 _names = itertools.count(1)
@@ -463,7 +463,7 @@ def test_an_assigned_exam_uses_the_class_paper_and_its_time_limit_is_enforced(st
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     aid = assign_exam(_wb().store, CLASS, f"Prelim {student['name']}",
                       {"subject": "Mathematics", "level": "Nat 5", "seed": "prelim", "paper_key": "paper:prelim"},
-                      now - dt.timedelta(hours=1), now + dt.timedelta(days=1), 30)
+                      now - dt.timedelta(hours=1), now + dt.timedelta(days=1), 30, release="on_submit")
     at = open_app(student, "pages/student_exam.py")
     assert f"Prelim {student['name']}" in texts(at, ("markdown",))
     assert "time limit 30 minutes" in texts(at, ("caption",))
@@ -502,7 +502,7 @@ def test_an_assigned_evaluation_is_sat_one_question_at_a_time(student):
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     aid = assign_exam(_wb().store, CLASS, f"Fundamentals {student['name']}",
                       {"assessment_id": "MATH-FUNDAMENTALS-L1", "seed": "fund"},
-                      now - dt.timedelta(hours=1), now + dt.timedelta(days=1), None)
+                      now - dt.timedelta(hours=1), now + dt.timedelta(days=1), None, release="on_submit")
     at = open_app(student, "pages/student_exam.py")
     at.button(key=f"go_{aid}").click()
     at.run()

@@ -241,7 +241,7 @@ def test_time_limit_refuses_late_answers_and_completes_with_unanswered_wrong(run
     assert runner.view(sid)["time_remaining_seconds"] == 1200
     late = current(runner, sid)
     clock.advance(1200 + 60)
-    with pytest.raises(FlowError, match="^time is up"):
+    with pytest.raises(FlowError, match="^Time is up: your answers saved by .* were marked"):
         runner.command(sid, "answer", item_id=late["id"], answer=key(runner, late["id"]))
     view = runner.view(sid)
     assert view["stage"] == "completed" and "question" not in view

@@ -13,7 +13,7 @@ effects), ``exams`` (exam results) and ``fixes`` (blueprint fixes to consider).
 
 from core.analytics.reports.class_overview import abilities, class_overview, class_weakest, mastery_matrix
 from core.analytics.reports.common import Z95, Progress, downloads
-from core.analytics.reports.exams import exam_report
+from core.analytics.reports.exams import evaluation_report, exam_report
 from core.analytics.reports.fixes import NOISY_OUTFIT, RARE_SHARE, blueprint_fixes
 from core.analytics.reports.items import (distractor_report, item_table, latest_parameters, parameter_report,
                                           run_calibration, wright_map)
@@ -35,6 +35,7 @@ __all__ = [
     "distractor_report",
     "parameter_report",
     "exam_report",
+    "evaluation_report",
     "NOISY_OUTFIT",
     "RARE_SHARE",
     "blueprint_fixes",

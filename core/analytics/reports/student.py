@@ -32,6 +32,10 @@ def student_report(store: Store, library: Library, student: str) -> dict[str, An
     frame["running_accuracy"] = frame["correct"].expanding().mean()
     frame["skill_name"] = _named(library, frame["skill"])
     practised = frame[frame["kind"] == "practice"]     # the answers the stored mastery scores come from
+    if practised.empty:   # only exams and evaluations so far: no practice, so no mastery to replay
+        out.update(history=frame, mastery_history=pd.DataFrame(columns=["created_at", "mastery", "skill_name"]),
+                   weakest=pd.DataFrame(), current=pd.DataFrame(), recommendations=pd.DataFrame())
+        return out
     history = mastery.mastery_history(practised)
     current = mastery.current_mastery(practised)
     current["name"] = _named(library, current["skill"])

@@ -1,0 +1,134 @@
+"""Gradebook: one assignment's marks question by question, a student's script, overriding a mark, re-marking."""
+import streamlit as st
+
+from core.exams import gradebook
+from core.exams.gradebook import GradebookError
+from core.store import school
+from ui import flash, shared
+from ui import steps as stepped
+
+who = shared.require("teacher")
+shared.teacher_banner()
+wb = shared.workbench()
+runner = shared.runner()
+FLASH, CHANGES = "gb_flash", "gb_changes"
+
+st.title("Gradebook")
+flash.show(FLASH)
+classes = {c["code"]: c for c in school.list_classes(wb.store)}
+if not classes:
+    st.info("No classes yet: create one on the Class page, then assign it a paper on the Exams page.")
+    st.stop()
+code = st.selectbox("Class", list(classes), key="gb_class", format_func=lambda c: f"{c} · {classes[c]['name']}")
+assigned = {a["id"]: a for a in gradebook.class_assignments(wb.store, code)}
+if not assigned:
+    st.info(f"No papers assigned to {code} yet: assign one on the Exams page; its marks appear here.")
+    st.stop()
+aid = st.selectbox("Assignment", list(assigned), key="gb_assignment",
+                   format_func=lambda a: gradebook.assignment_label(assigned[a]))
+try:
+    gb = gradebook.build(runner, aid)
+except GradebookError as exc:
+    shared.error(exc)
+    st.stop()
+
+# ---------------------------------------------------------------- the table
+if gb.assignment.get("deleted_at") is not None:
+    st.caption("This assignment was deleted: students can no longer start it; its results are kept here.")
+m = st.columns(4)
+m[0].metric("Students", len(gb.table))
+m[1].metric("Handed in", gb.handed_in)
+m[2].metric("Mean", f"{gb.table['Percent'].mean():.1f}%" if gb.handed_in else "–")
+m[3].metric("Questions", len(gb.questions))
+st.dataframe(gb.table, hide_index=True, key="gb_table")
+st.caption(f"{gradebook.LATEST_COUNTS} Q1, Q2…: marks for each question; empty when not handed in or not marked.")
+d = st.columns([1, 1, 6])
+d[0].download_button("CSV", gradebook.to_csv(gb), gradebook.filename(gb, "csv"), "text/csv", key="gb_csv")
+d[1].download_button("Parquet", gradebook.to_parquet(gb), gradebook.filename(gb, "parquet"),
+                     "application/octet-stream", key="gb_parquet")
+if gb.notes:
+    with st.expander(f"Notes ({len(gb.notes)})"):
+        for note in gb.notes:
+            st.markdown(f"- {shared.plain(note)}")
+
+st.subheader("Distribution")
+c = st.columns(2)
+c[0].bar_chart(gb.grades, x="Grade", y="Students", sort=False)
+c[1].bar_chart(gb.histogram, x="Percent", y="Students", sort=False, x_label="Percent of the marks")
+st.subheader("Section results")
+st.dataframe(gb.section_summary, hide_index=True, key="gb_sections")
+
+# ---------------------------------------------------------------- re-marking
+st.subheader("Re-mark")
+if gb.kind == "exam":
+    st.caption("After correcting a question's key on the Review page, mark every handed-in paper again. "
+               "A mark you changed by hand stays as you set it.")
+    if st.button("Re-mark with current keys", key="gb_remark"):
+        try:
+            st.session_state[CHANGES] = (aid, gradebook.remark(runner, aid, who["user"]))
+            st.rerun()
+        except GradebookError as exc:
+            shared.error(exc)
+    done = st.session_state.get(CHANGES)
+    if done and done[0] == aid:
+        if done[1]:
+            st.success(f"Re-marked: {len(done[1])} mark(s) changed.")
+            st.dataframe(gradebook.changes_frame(done[1]), hide_index=True, key="gb_changes_table")
+        else:
+            st.success("Re-marked: no mark changed; every paper already matches the current keys.")
+else:
+    st.caption("Evaluation questions are generated for each sitting and keep their keys; change a mark by hand "
+               "below instead.")
+
+# ---------------------------------------------------------------- a script
+st.subheader("A student's script")
+if not gb.scripts:
+    st.info("No one has handed this in yet; scripts appear here as students hand in.")
+    st.stop()
+labels = {s["session_id"]: s["label"] + ("" if s["counted"] else " (not counted)") for s in gb.scripts}
+chosen = st.selectbox("Student", list(labels), key="gb_student", format_func=labels.get)
+sc = gradebook.script(runner, chosen)
+m = st.columns(3)
+m[0].metric("Marks", f"{sc['marks_awarded']:g} / {sc['total_marks']:g}")
+m[1].metric("Percent", f"{sc['percent']:g}%")
+m[2].metric("Grade", sc["grade"])
+if sc["late"]:
+    st.caption("Time ran out before this was handed in: the answers saved by then were marked.")
+for q in sc["questions"]:
+    with st.expander(gradebook.question_heading(q)):
+        shared.stem(q["stem"])
+        for k, option in enumerate(q["options"]):
+            shared.stem(f"**{chr(65 + k)}.** {option}")
+        answer = q["answer"] if isinstance(q["answer"], str) or q["answer"] is None else str(q["answer"])
+        st.markdown(f"**Answer:** {shared.plain(answer) if (answer or '').strip() else '(no answer)'}")
+        if q["unreadable"]:
+            st.caption("The marker could not read this answer, so it was marked as it stands.")
+        elif q["read_as"]:
+            st.markdown(f"**Read as:** ${q['read_as_latex']}$" if q["read_as_latex"] else
+                        f"**Read as:** {shared.plain(q['read_as'])}")
+        stepped.show_steps(q["steps"])
+        shared.stem(f"**Key:** {q['correct_answer']}")
+        if q["feedback"]:
+            shared.stem(f"**Marker's feedback:** {q['feedback']}")
+        if q["unmarked"]:
+            st.warning(f"The marker could not mark this question: {q['unmarked']}.")
+        for line in gradebook.override_lines(q):
+            st.caption(f"✏️ {shared.plain(line)}")
+
+questions = {q["item_id"]: q for q in sc["questions"]}
+with st.form("gb_override"):
+    st.markdown(f"**Change a mark of {sc['name']}**")
+    cols = st.columns([2, 1, 4])
+    item_id = cols[0].selectbox("Question", list(questions), key="gb_q",
+                                format_func=lambda i: f"Question {questions[i]['label']} (out of "
+                                                      f"{questions[i]['marks']:g})")
+    marks = cols[1].number_input("New mark", min_value=0.0, value=None, step=0.5, key="gb_marks")
+    reason = cols[2].text_input("Reason (kept in the history; the student sees it)", key="gb_reason")
+    go = st.form_submit_button("Change the mark", type="primary", key="gb_override_go")
+if go:
+    try:
+        gradebook.override(runner, chosen, item_id, marks, reason, who["user"])
+        flash.later(FLASH, f"Question {questions[item_id]['label']} of {sc['name']} now has {marks:g} mark(s).")
+        st.rerun()
+    except GradebookError as exc:
+        shared.error(exc)
