@@ -114,6 +114,7 @@ def show_practice(view: dict) -> None:
         q = view["question"]
         st.subheader(f"Question {q['number']}")
         shared.stem(q["stem"])
+        shared.figure(q)
         st.caption(f"{q['marks']} mark{'s' if q['marks'] != 1 else ''}")
         if view.get("rationale"):
             with st.expander("Why this question?"):

@@ -11,6 +11,7 @@ from typing import Any, Optional
 import duckdb
 import streamlit as st
 
+from core.exams.diagrams import diagram_svg
 from core.llm.assist import Assistant
 from core.school.auth import Client, teacher_passcode
 from core.flows.base import Runner
@@ -196,6 +197,12 @@ def stem(text: str) -> None:
     dollars touch it, so the spaces are closed up first.
     """
     st.markdown(_SPACED_MATHS.sub(r"$\1$", text))
+
+
+def figure(question: dict[str, Any]) -> None:
+    """The labelled figure a question refers to (a triangle), drawn as SVG on the server; nothing if it has none."""
+    if question.get("diagram"):
+        st.html(diagram_svg(question["diagram"]))
 
 
 def item_card(item: dict[str, Any], with_key: bool) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Optional
 
-from core.items.answer_keys import KEPT_KEY, Blueprints, KeyDifference, as_item, kept_before, key_problem
+from core.items.answer_keys import (KEPT_KEY, Blueprints, KeyDifference, as_item, kept_before, key_problem,
+                                    same_value)
 from core.store import Store, repo
 from core.store import reviews
 
@@ -125,13 +126,21 @@ def edit_and_approve(store: Store, item_id: str, stem: str, answer_key: str, exp
     for name, new in (("stem", stem), ("answer_key", answer_key), ("explanation", (explanation or "").strip())):
         if new != (item[name] or ""):
             fields[name] = new
+    alternatives = list(item.get("accepted_answers") or [])
+    if "answer_key" in fields and alternatives and not item["options"]:
+        # Alternatives written for the old key would still be marked right: keep those that equal the new key.
+        bare = dataclasses.replace(as_item(item), correct_answer=answer_key, accepted_answers=[])
+        kept = [a for a in alternatives if same_value(bare, answer_key, a)]
+        if kept != alternatives:
+            fields["accepted_answers"] = kept
     for name, new in fields.items():
         changes[name] = {"from": item[name], "to": new}
 
     edited = dataclasses.replace(as_item(item), stem=stem, correct_answer=answer_key,
                                  explanation=fields.get("explanation", item["explanation"] or ""),
                                  options=list(fields.get("options", item["options"] or [])),
-                                 correct_index=fields.get("correct_index", item["correct_index"]))
+                                 correct_index=fields.get("correct_index", item["correct_index"]),
+                                 accepted_answers=list(fields.get("accepted_answers", alternatives)))
     problem = key_problem(edited)
     if problem is not None:
         raise ReviewError(f"The key cannot be used: {problem}. Correct the key so the marker accepts it.")

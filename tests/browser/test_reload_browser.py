@@ -5,20 +5,14 @@ Same setup as test_student_browser: `streamlit run app.py` on a free port, Debia
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-import pytest
-
-from tests.browser.test_student_browser import CHROMIUM, IDLE, ROOT, free_port, settle, stop_server, wait_healthy
+from tests.browser.app_server import IDLE, launch, needs_chromium, running_app, settle
 
 CLASS, NAME = "R-CLASS", "Rae Reload"
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)")
+pytestmark = needs_chromium
 
 
 def no_page_not_found(page) -> None:
@@ -37,64 +31,51 @@ def test_reloads_keep_the_student_signed_in_on_the_same_page(tmp_path: Path):
     add_student(store, CLASS, NAME)
     store.close()
 
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
     log = tmp_path / "streamlit.log"
-    env = {**os.environ, "WORKBENCH_DB": str(db), "WORKBENCH_SNAPSHOT_INTERVAL": "0"}
-    with open(log, "w") as out:
-        server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                                   "--server.port", str(port), "--server.address", "127.0.0.1"],
-                                  cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        wait_healthy(f"{url}/_stcore/health", server, log)
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM),
-                                         args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                                               "--disable-component-update", "--disable-sync", "--no-first-run"])
-            try:
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.set_default_timeout(30_000)
+    with running_app(db, log) as url, sync_playwright() as pw:
+        browser = launch(pw)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(30_000)
 
-                # A page's address opened signed out: the sign-in form, then that page.
-                page.goto(f"{url}/student_exam")
-                page.wait_for_selector(IDLE, timeout=90_000)
-                expect(page.get_by_text("I'm a student")).to_be_visible()
-                no_page_not_found(page)
-                page.get_by_label("Class code").fill(CLASS)
-                page.get_by_label("Your name").fill(NAME)
-                page.locator("button:visible", has_text="Sign in").first.click()
-                expect(page.get_by_role("heading", name="Mock exam", exact=True)).to_be_visible(timeout=30_000)
-                settle(page)
-                assert "session=" in page.url and "/student_exam" in page.url
+            # A page's address opened signed out: the sign-in form, then that page.
+            page.goto(f"{url}/student_exam")
+            page.wait_for_selector(IDLE, timeout=90_000)
+            expect(page.get_by_text("I'm a student")).to_be_visible()
+            no_page_not_found(page)
+            page.get_by_label("Class code").fill(CLASS)
+            page.get_by_label("Your name").fill(NAME)
+            page.locator("button:visible", has_text="Sign in").first.click()
+            expect(page.get_by_role("heading", name="Mock exam", exact=True)).to_be_visible(timeout=30_000)
+            settle(page)
+            assert "session=" in page.url and "/student_exam" in page.url
 
-                # A reload keeps the student signed in, on the same page.
-                page.reload()
-                page.wait_for_selector(IDLE, timeout=60_000)
-                expect(page.get_by_role("heading", name="Mock exam", exact=True)).to_be_visible()
-                no_page_not_found(page)
+            # A reload keeps the student signed in, on the same page.
+            page.reload()
+            page.wait_for_selector(IDLE, timeout=60_000)
+            expect(page.get_by_role("heading", name="Mock exam", exact=True)).to_be_visible()
+            no_page_not_found(page)
 
-                # Another page, then the address in a new tab.
-                page.get_by_role("link", name="My progress").click()
-                settle(page)
-                time.sleep(0.5)
-                address = page.url
-                assert "session=" in address
-                tab = browser.new_page(viewport={"width": 1280, "height": 900})
-                tab.goto(address)
-                tab.wait_for_selector(IDLE, timeout=60_000)
-                expect(tab.get_by_role("link", name="Sign out")).to_be_visible()
-                no_page_not_found(tab)
+            # Another page, then the address in a new tab.
+            page.get_by_role("link", name="My progress").click()
+            settle(page)
+            time.sleep(0.5)
+            address = page.url
+            assert "session=" in address
+            tab = browser.new_page(viewport={"width": 1280, "height": 900})
+            tab.goto(address)
+            tab.wait_for_selector(IDLE, timeout=60_000)
+            expect(tab.get_by_role("link", name="Sign out")).to_be_visible()
+            no_page_not_found(tab)
 
-                # Signing out ends it: the old address signs no one in.
-                page.get_by_role("link", name="Sign out").click()
-                settle(page)
-                expect(page.get_by_text("You are signed out")).to_be_visible()
-                page.goto(address)
-                page.wait_for_selector(IDLE, timeout=60_000)
-                expect(page.get_by_text("I'm a student")).to_be_visible()
-                no_page_not_found(page)
-                assert "session=" not in page.url
-            finally:
-                browser.close()
-    finally:
-        stop_server(server)
+            # Signing out ends it: the old address signs no one in.
+            page.get_by_role("link", name="Sign out").click()
+            settle(page)
+            expect(page.get_by_text("You are signed out")).to_be_visible()
+            page.goto(address)
+            page.wait_for_selector(IDLE, timeout=60_000)
+            expect(page.get_by_text("I'm a student")).to_be_visible()
+            no_page_not_found(page)
+            assert "session=" not in page.url
+        finally:
+            browser.close()

@@ -164,3 +164,22 @@ def test_withdraw_unmarkable_sets_the_status_and_reason(store, library):
     row = repo.get_item(store, bad)
     assert row["status"] == "approved" and not row["review_notes"]
     assert [h["action"] for h in review.history(store, bad)] == ["withdrawn", "edited and approved"]
+
+
+def test_a_corrected_key_drops_alternatives_written_for_the_old_key(store, library):
+    # A bank question keyed 11/6 that also accepts "1 5/6" and "1.83"; the teacher corrects the key to 7/6.
+    item = linear_item(library, "alt", correct_answer="11/6", accepted_answers=["1 5/6", "1.83"],
+                       source="local", blueprint_id="", evaluation={"method": "numeric_tolerance",
+                                                                     "tolerance_absolute": 0.01})
+    item_id = stored(store, item)
+    review.edit_and_approve(store, item_id, item.stem, "7/6", item.explanation, library=library)
+    row = repo.get_item(store, item_id)
+    assert row["answer_key"] == "7/6" and row["accepted_answers"] == []
+    assert review.history(store, item_id)[0]["changes"]["accepted_answers"] == {"from": ["1 5/6", "1.83"], "to": []}
+    # An alternative that equals the new key stays.
+    other = linear_item(library, "alt2", correct_answer="11/6", accepted_answers=["1 5/6", "1 1/6"],
+                        source="local", blueprint_id="", evaluation={"method": "numeric_tolerance",
+                                                                       "tolerance_absolute": 0.01})
+    other_id = stored(store, other)
+    review.edit_and_approve(store, other_id, other.stem, "7/6", other.explanation, library=library)
+    assert repo.get_item(store, other_id)["accepted_answers"] == ["1 1/6"]
