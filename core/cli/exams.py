@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 from pathlib import Path
 
@@ -30,11 +29,6 @@ def cmd_paper(args: argparse.Namespace) -> int:
     if not args.assessment and not (args.subject and args.level):
         raise CommandError("paper needs --subject and --level (a course), or --assessment ID (an assessment "
                            "blueprint)")
-    kwargs = {}
-    if args.format and not args.assessment:
-        if "exam_format" not in inspect.signature(papers.build_paper).parameters:
-            raise CommandError("--format is not available: papers are built in their full format only")
-        kwargs["exam_format"] = args.format
     out = _writable_folder(Path(args.out))
     wb = open_workbench(args.db)
     try:
@@ -43,7 +37,7 @@ def cmd_paper(args: argparse.Namespace) -> int:
                 paper = papers.build_evaluation_paper(wb.library, args.assessment, args.seed)
             else:
                 paper = papers.build_paper(QuestionSource(wb.library, wb.store), args.subject, args.level, args.seed,
-                                           **kwargs)
+                                           exam_format=args.format)
         except papers.PaperError as exc:
             raise CommandError(str(exc).rstrip(".")) from None
         fill_diagrams(paper, wb.library)
