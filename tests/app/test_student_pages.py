@@ -401,7 +401,7 @@ def test_exam_saves_answers_as_typed_survives_a_reload_and_shows_results(student
     view = runner().view(sid)
     assert view["stage"] == "sitting" and view["time_remaining_seconds"] > 0
     questions = exam_questions(view)
-    typed = next(q for q in questions if not q["options"])
+    typed = next(q for q in questions if not q["options"] and not q.get("steps"))   # one answer box
     chosen = next(q for q in questions if q["options"])
     key_typed, key_chosen = f"ex_{sid}_{typed['id']}", f"ex_{sid}_{chosen['id']}"
     at.text_input(key=key_typed).input(right_answer(typed["id"]))
@@ -451,7 +451,7 @@ def test_an_answer_to_an_exam_handed_in_elsewhere_is_refused_with_a_sentence(stu
     click(at, "Start mock exam")
     sid = at.session_state["exam_sid"]
     runner().command(sid, "submit")   # handed in from another tab while this one still shows the paper
-    q = next(q for q in exam_questions(runner().view(sid)) if not q["options"])
+    q = next(q for q in exam_questions(runner().view(sid)) if not q["options"] and not q.get("steps"))
     at.text_input(key=f"ex_{sid}_{q['id']}").input("12")
     at.run()
     assert not at.exception
@@ -539,7 +539,7 @@ def typed_practice_question(at: AppTest, sid: str) -> dict:
     """Skip until the question on screen is typed and cannot read UNREADABLE."""
     for _ in range(40):
         q = pick_question(sid)
-        if not q["options"] and not readable(q["id"], UNREADABLE):
+        if not q["options"] and not q.get("steps") and not readable(q["id"], UNREADABLE):
             return q
         runner().command(sid, "skip")
         at.run()
@@ -723,7 +723,7 @@ def test_nothing_rendered_before_marking_gives_an_answer_away(student):
     click(at, "Start mock exam")
     exam = at.session_state["exam_sid"]
     questions = exam_questions(runner().view(exam))
-    typed = next(q for q in questions if not q["options"])
+    typed = next(q for q in questions if not q["options"] and not q.get("steps"))
     at.text_input(key=f"ex_{exam}_{typed['id']}").input("7")
     at.run()
     found, n = leaks(at, [q["id"] for q in questions], allowed=["7"])
