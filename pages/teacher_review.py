@@ -4,7 +4,7 @@ import streamlit as st
 
 from core.items import review
 from core.items.review import KeyDiffersError, ReviewError
-from ui import flash, shared
+from ui import flash, item_exchange, shared
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -13,7 +13,7 @@ store, library = wb.store, wb.library
 
 ANY = "(any)"
 STATUSES = {"Drafts": "draft", "Approved": "approved", "Rejected": "rejected", "Withdrawn": "withdrawn", "All": None}
-SOURCES = [ANY, "formula", "local", "past", "us", "variant", "llm", "pipeline"]
+SOURCES = [ANY, "formula", "local", "past", "us", "variant", "llm", "pipeline", "import"]
 VERDICTS = ["all", "has verification report", "none"]
 PAGE_SIZE = 20
 
@@ -47,6 +47,7 @@ items = review.queue(store, status=STATUSES[status_label], blueprint_id=None if 
                      limit=500)
 if verdict != "all":
     items = [it for it in items if bool(it.get("verification")) == (verdict == "has verification report")]
+item_exchange.show(store, library, items, "review_flash")
 
 if not items:
     filtered = skill != ANY or outcome != ANY or source != ANY or verdict != "all"
@@ -96,6 +97,8 @@ for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
         shared.item_card(item, with_key=True)
         if item.get("review_notes"):
             st.caption(f"Review note: {item['review_notes']}")
+        if item.get("origin"):
+            st.caption(item_exchange.origin_text(item["origin"]))
         if item.get("params"):
             st.caption("Generation parameters")
             st.json(item["params"], expanded=False)

@@ -3,9 +3,11 @@ process and closed when the server stops), sign-in checks, and small renderers (
 from __future__ import annotations
 
 import atexit
+import base64
 import logging
 import os
 import re
+import urllib.parse
 from typing import Any, Optional
 
 import duckdb
@@ -188,15 +190,46 @@ def storage_failed(exc: BaseException, opened: bool = True) -> None:
 
 
 _SPACED_MATHS = re.compile(r"\$\s*([^$\n]+?)\s*\$")
+_MEDIA_REF = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 
 
-def stem(text: str) -> None:
+def stem(text: str, media: Optional[list] = None) -> None:
     """A question's text; maths between $...$ is rendered by Streamlit's markdown.
 
     Blueprints often write "$ x + 1 $"; Streamlit renders maths only when the
-    dollars touch it, so the spaces are closed up first.
+    dollars touch it, so the spaces are closed up first. A question brought in
+    from another system shows its pictures and sounds (``media``) where its
+    text places them (``![alt](name)``).
     """
-    st.markdown(_SPACED_MATHS.sub(r"$\1$", text))
+    text = _SPACED_MATHS.sub(r"$\1$", text)
+    files = {m["name"]: m for m in media or []}
+    if not files:
+        st.markdown(text)
+        return
+    last = 0
+    for ref in _MEDIA_REF.finditer(text):
+        if text[last:ref.start()].strip():
+            st.markdown(text[last:ref.start()])
+        _media(files.get(urllib.parse.unquote(ref[2])), ref[1])
+        last = ref.end()
+    if text[last:].strip():
+        st.markdown(text[last:])
+
+
+def _media(file: Optional[dict], alt: str) -> None:
+    if file is None:
+        st.caption(f"(picture missing: {alt or 'no description'})")
+        return
+    data = base64.b64decode(file["data"])
+    mime = file.get("mime") or ""
+    if mime.startswith("audio/"):
+        st.audio(data, format=mime)
+    elif mime.startswith("video/"):
+        st.video(data, format=mime)
+    elif mime == "image/svg+xml":      # drawn as an image, so nothing in the file can run on the page
+        st.image(data.decode("utf-8", errors="replace"), caption=alt or None)
+    else:
+        st.image(data, caption=alt or None)
 
 
 def figure(question: dict[str, Any]) -> None:
@@ -207,7 +240,7 @@ def figure(question: dict[str, Any]) -> None:
 
 def item_card(item: dict[str, Any], with_key: bool) -> None:
     """One stored item (a row from the items table): stem, options and, for teachers, key and explanation."""
-    stem(item["stem"])
+    stem(item["stem"], item.get("media"))
     options = item.get("options") or []
     for k, option in enumerate(options):
         mark = " ✅" if with_key and item.get("correct_index") == k else ""

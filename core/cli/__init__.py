@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from core.cli import analytics, database, exams, library, llm, marking, sessions
+from core.cli import analytics, database, exams, interop, library, llm, marking, sessions
 from core.cli.common import EXIT_INVALID, EXIT_USAGE, CommandError
 
 __all__ = ["EXIT_INVALID", "EXIT_USAGE", "CommandError", "build_parser", "main"]
 
 # In the order `--help` lists them.
-GROUPS = [library, marking, sessions, exams, llm, analytics, database]
+GROUPS = [library, marking, sessions, exams, interop, llm, analytics, database]
 
 
 def _prog() -> str:

@@ -234,6 +234,16 @@ def diagram_svg(diagram: Optional[dict]) -> str:
     return triangle_svg(diagram)
 
 
+def diagram_file(diagram: Optional[dict]) -> Optional[bytes]:
+    """A question's diagram as a standalone SVG file (to travel with an exported question); None when it has none."""
+    svg = diagram_svg(diagram)
+    if not svg:
+        return None
+    if "xmlns=" not in svg[:300]:
+        svg = svg.replace("<svg", '<svg xmlns="http://www.w3.org/2000/svg"', 1)
+    return svg.encode("utf-8")
+
+
 def fill_diagrams(paper: dict, library: Any) -> dict:
     """The paper with each question's diagram worked out from its blueprint where it has none yet
     (questions read back from the database carry their parameters but not their diagram)."""

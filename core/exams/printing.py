@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from core.exams.diagrams import diagram_svg
-from core.exams.mathml import latex_to_mathml
+from core.items.mathml import latex_to_mathml
 from core.exams.print_style import PAPER_CSS, PRINT_ADVICE, document
 from core.exams.scheme import marking_scheme_html
 from core.exams.structure import (answer_text, course_title, printed_question_count, question_groups, scheme_lines,

@@ -24,7 +24,7 @@ import html as _html
 import re
 from typing import Any, Callable, Optional
 
-from core.exams.mathml import FRACTIONS, FUNCTION_NAMES, latex_to_mathml, latex_to_text
+from core.items.mathml import FRACTIONS, FUNCTION_NAMES, latex_to_mathml, latex_to_text, math_segments as _segments
 
 PLACEHOLDERS = "\ue000-\uf8ff"     # private-use characters standing for MathML already made
 OPERAND = rf"(?:[\d(.√π∛£€{PLACEHOLDERS}]|[A-Za-z](?![A-Za-z]))"
@@ -35,7 +35,6 @@ GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "
          "mu": "μ", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω", "Delta": "Δ", "Omega": "Ω"}
 CURRENCY = ("£", "$", "€")
 CLOSE_UNITS = ("°", "%", "°C", "°F", "′", "″")
-_MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$([^$]+?)\$", re.S)
 
 
 def _times(m: re.Match) -> str:
@@ -217,20 +216,6 @@ def _plain(text: str, as_html: bool) -> str:
     text = re.sub(r"(?<=\S)\^(?=\s|$)", "", text)   # a caret with nothing to raise
     text = _scripts(text, as_html, pieces)
     return text.replace("\uf8ff", "$")
-
-
-def _segments(text: str) -> list[tuple[bool, str]]:
-    """The text cut into (is maths, content) runs."""
-    out: list[tuple[bool, str]] = []
-    last = 0
-    for m in _MATH.finditer(text):
-        if m.start() > last:
-            out.append((False, text[last:m.start()]))
-        out.append((True, next(g for g in m.groups() if g is not None)))
-        last = m.end()
-    if last < len(text):
-        out.append((False, text[last:]))
-    return out
 
 
 def typeset_plain(text: Any) -> str:

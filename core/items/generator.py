@@ -74,6 +74,11 @@ class Item:
     # it; an item stored before items kept their diagrams gets it again from its blueprint and parameters
     # (``SkillGenerator.diagram_for``).
     diagram: Optional[dict] = None
+    # Images and sounds that came with a question brought in from another system (Moodle's files, a QTI
+    # package's resources): [{"name", "mime", "data" (base64)}], and where it came from (file, format,
+    # the question's name there).
+    media: list = dataclasses.field(default_factory=list)
+    origin: Optional[dict] = None
 
     @property
     def typed_answer(self) -> str:
@@ -107,6 +112,8 @@ class Item:
             view["steps"] = steps
         if self.diagram:
             view["diagram"] = self.diagram   # the labelled figure the question refers to
+        if self.media:
+            view["media"] = list(self.media)  # pictures and sounds that came with an imported question
         return view
 
 

@@ -268,6 +268,10 @@ ALTER TABLE assignments ADD COLUMN updated_at TIMESTAMP;
     (12, "an item's diagram (a labelled triangle, drawn from its parameters) kept with the item", """
 ALTER TABLE items ADD COLUMN diagram JSON;
 """),
+    (13, "questions brought in from other systems: their images and sounds, and the file each came from", """
+ALTER TABLE items ADD COLUMN media JSON;
+ALTER TABLE items ADD COLUMN origin JSON;
+"""),
 ]
 
 

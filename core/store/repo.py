@@ -16,11 +16,11 @@ ITEM_COLUMNS = [
     "item_type", "options", "option_strategies", "options_shuffled", "answer_key", "correct_index", "answer_value",
     "accepted_answers", "misconceptions", "explanation", "hints", "answer_type", "units", "marks", "marking_scheme",
     "evaluation", "difficulty_level", "difficulty_value", "subject", "level", "outcome_ids", "skill_ids",
-    "calculator", "content_key", "status", "session_id", "diagram",
+    "calculator", "content_key", "status", "session_id", "diagram", "media", "origin",
 ]
 JSON_COLUMNS = {"params", "computed", "options", "option_strategies", "answer_value", "accepted_answers",
                 "misconceptions", "hints", "marking_scheme", "evaluation", "outcome_ids", "skill_ids", "verification",
-                "diagram"}
+                "diagram", "media", "origin"}
 BANK_SOURCES = ("local", "past", "us")
 SMALL_INSERT = 16
 _ARROW_SCHEMA = pa.schema([
@@ -93,6 +93,8 @@ def item_row(item: Item, status: Optional[str] = None, session_id: Optional[str]
         "outcome_ids": dumps(item.outcome_ids), "skill_ids": dumps(item.skill_ids), "calculator": item.calculator,
         "content_key": item.content_key, "status": status or item.status, "session_id": session_id,
         "diagram": None if item.diagram is None else dumps(item.diagram),
+        "media": dumps(item.media) if item.media else None,
+        "origin": None if item.origin is None else dumps(item.origin),
     }
 
 
@@ -198,6 +200,7 @@ def row_to_item(row: dict) -> Item:
         outcome_ids=list(row["outcome_ids"] or []), skill_ids=list(row["skill_ids"] or []),
         calculator=row["calculator"] or "optional", content_key=row["content_key"] or row["id"],
         status=row["status"], diagram=row.get("diagram") or None,
+        media=list(row.get("media") or []), origin=row.get("origin") or None,
     )
 
 

@@ -1,4 +1,4 @@
-"""LaTeX maths for printed papers: MathML made here (no renderer to fetch), or readable text when it cannot be.
+"""LaTeX maths as MathML made here (no renderer to fetch), or readable text when it cannot be; and MathML read back as TeX.
 
 ``latex_to_mathml`` gives inline MathML a browser draws with no network and
 no script. What the converter cannot read (a half-written fraction, an
@@ -12,6 +12,7 @@ import html
 import inspect
 import re
 from typing import Optional
+from xml.etree.ElementTree import Element
 
 import latex2mathml.converter
 import latex2mathml.exceptions
@@ -49,6 +50,24 @@ ACCENTS = {"bar": "\u0305", "overline": "\u0305", "hat": "\u0302", "widehat": "\
 FUNCTION_NAMES = {"sin", "cos", "tan", "sec", "csc", "cosec", "cot", "arcsin", "arccos", "arctan", "sinh", "cosh",
                   "tanh", "log", "ln", "exp", "arg", "det", "lim", "max", "min", "gcd", "deg"}
 _SIMPLE = re.compile(r"^[\w.′°^]+$")
+
+
+# Maths in a text: $$display$$, \\[display\\], \\(inline\\) or $inline$.
+MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$([^$]+?)\$", re.S)
+
+
+def math_segments(text: str) -> list[tuple[bool, str]]:
+    """The text cut into (is maths, content) runs."""
+    out: list[tuple[bool, str]] = []
+    last = 0
+    for m in MATH.finditer(text):
+        if m.start() > last:
+            out.append((False, text[last:m.start()]))
+        out.append((True, next(g for g in m.groups() if g is not None)))
+        last = m.end()
+    if last < len(text):
+        out.append((False, text[last:]))
+    return out
 
 
 def latex_to_mathml(latex: str, block: bool = False) -> Optional[str]:
@@ -198,3 +217,72 @@ def latex_to_text(latex: str) -> str:
     # Operators written without spaces in TeX read better spaced: "a\times b" gives "a × b".
     result = re.sub(r"\s*([×÷=≤≥≠≈<>±])\s*", r" \1 ", result)
     return re.sub(r"[ \t]{2,}", " ", result).strip()
+
+
+# MathML read back as TeX (for questions brought in from other systems).
+_TEX_ANNOTATIONS = ("application/x-tex", "tex", "latex", "application/x-latex", "text/x-tex")
+_MO = {"×": r"\times", "÷": r"\div", "−": "-", "≤": r"\le", "≥": r"\ge", "≠": r"\ne", "±": r"\pm",
+       "·": r"\cdot", "∞": r"\infty", "→": r"\to", "≈": r"\approx", "π": r"\pi", "θ": r"\theta",
+       "°": r"^\circ", "\u2061": "", "\u2062": "", "\u2063": ""}
+
+
+def mathml_to_tex(node) -> str:
+    """TeX for a MathML tree: its TeX annotation when it carries one, else written from its elements.
+
+    ``node`` is ``[tag, attrs, children]`` as ``from_html`` gathers it, or an
+    ElementTree ``Element``.
+    """
+    if isinstance(node, Element):
+        node = _from_element(node)
+    if isinstance(node, str):
+        return node.strip()
+    tag, attrs, children = node
+    elements = [c for c in children if not isinstance(c, str)]
+    if tag == "semantics":
+        for c in elements:
+            if c[0] in ("annotation", "annotation-xml") and (c[1].get("encoding") or "").lower() in _TEX_ANNOTATIONS:
+                return "".join(x for x in c[2] if isinstance(x, str)).strip()
+        return mathml_to_tex(elements[0]) if elements else ""
+    if tag in ("annotation", "annotation-xml"):
+        return ""
+    parts = [mathml_to_tex(c) for c in elements]
+
+    def arg(i: int) -> str:
+        return parts[i] if i < len(parts) else ""
+    if tag in ("mi", "mn", "mtext", "ms"):
+        text = "".join(c for c in children if isinstance(c, str)).strip()
+        return f"\\text{{{text}}}" if tag == "mtext" and " " in text else text
+    if tag == "mo":
+        text = "".join(c for c in children if isinstance(c, str)).strip()
+        return _MO.get(text, text)
+    if tag == "msup":
+        return f"{{{arg(0)}}}^{{{arg(1)}}}" if len(arg(0)) > 1 else f"{arg(0)}^{{{arg(1)}}}"
+    if tag == "msub":
+        return f"{arg(0)}_{{{arg(1)}}}"
+    if tag == "msubsup":
+        return f"{arg(0)}_{{{arg(1)}}}^{{{arg(2)}}}"
+    if tag == "mfrac":
+        return f"\\frac{{{arg(0)}}}{{{arg(1)}}}"
+    if tag == "msqrt":
+        return f"\\sqrt{{{''.join(parts)}}}"
+    if tag == "mroot":
+        return f"\\sqrt[{arg(1)}]{{{arg(0)}}}"
+    if tag == "mfenced":
+        return f"{attrs.get('open', '(')}{', '.join(parts)}{attrs.get('close', ')')}"
+    if tag in ("mover", "munder", "munderover"):
+        return "".join(parts)
+    if tag == "mspace":
+        return " "
+    return "".join(parts)
+
+
+def _from_element(el: Element) -> list:
+    tag = el.tag.split("}")[-1]
+    children: list = []
+    if el.text:
+        children.append(el.text)
+    for child in el:
+        children.append(_from_element(child))
+        if child.tail and child.tail.strip():
+            children.append(child.tail)
+    return [tag, dict(el.attrib), children]

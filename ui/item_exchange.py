@@ -1,0 +1,88 @@
+"""Review page: bring questions in from Moodle, an LMS or an item bank, and take the listed items out."""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from core.exams.diagrams import diagram_file
+from core.items.interop.exporting import distractor_feedback, export_items
+from core.items.interop.importing import import_file
+from core.items.interop.model import InteropError
+from core.store import repo
+from ui import flash
+
+FORMATS = {"QTI 3.0 package (.zip)": "qti3", "Moodle XML (.xml)": "moodle-xml", "GIFT (.txt)": "gift"}
+MIMES = {"qti3": "application/zip", "moodle-xml": "application/xml", "gift": "text/plain"}
+UPLOAD_TYPES = ["xml", "zip", "txt", "gift"]
+
+
+def show(store: Any, library: Any, items: list[dict], flash_key: str) -> None:
+    """The import and export panel; ``items`` is the list the filters selected (what an export writes)."""
+    with st.expander("Import or export questions (Moodle XML, GIFT, QTI 3.0)"):
+        left, right = st.columns(2)
+        with left:
+            st.markdown("**Import**")
+            st.caption("Questions become drafts here. Every key is checked by the marker first; what cannot be "
+                       "held or checked is listed with the reason. Importing a file twice adds nothing new.")
+            upload = st.file_uploader("A Moodle XML, GIFT or QTI 3.0 file", type=UPLOAD_TYPES, key="rv_import_file")
+            if st.button("Import", key="rv_import", disabled=upload is None):
+                _import(store, upload, flash_key)
+            report = st.session_state.get("rv_import_report")
+            if report:
+                _skipped(report["skipped"], "question")
+        with right:
+            st.markdown("**Export**")
+            st.caption(f"Writes the {len(items)} item(s) listed below (set the filters to choose), with their keys "
+                       f"and where each came from.")
+            label = st.selectbox("Format", list(FORMATS), key="rv_export_format")
+            fmt = FORMATS[label]
+            if st.button("Prepare the file", key="rv_export", disabled=not items):
+                rows = [repo.get_item(store, it["id"]) or it for it in items]
+                try:
+                    made = export_items([repo.row_to_item(r) for r in rows], fmt,
+                                        option_feedback=distractor_feedback(library), draw=diagram_file)
+                except InteropError as exc:
+                    st.error(str(exc))
+                else:
+                    st.session_state["rv_export_file"] = {"format": fmt, "data": made.data, "name": made.filename,
+                                                          **made.summary()}
+            ready = st.session_state.get("rv_export_file")
+            if ready and ready["format"] == fmt:
+                st.download_button(f"Download {ready['name']} ({ready['items']} question(s))", ready["data"],
+                                   file_name=ready["name"], mime=MIMES[fmt], key="rv_export_download")
+                _skipped(ready["skipped"], "item")
+
+
+def _import(store: Any, upload: Any, flash_key: str) -> None:
+    try:
+        report = import_file(store, upload.getvalue(), upload.name)
+    except InteropError as exc:
+        st.session_state.pop("rv_import_report", None)
+        st.error(f"{upload.name} could not be read: {exc}")
+        return
+    summary = report.summary()
+    st.session_state["rv_import_report"] = summary
+    flash.later(flash_key, f"Imported {summary['imported']} question(s) from {upload.name} as drafts"
+                           f"{f'; {len(report.skipped)} skipped (see Import)' if report.skipped else ''}.",
+                "success" if report.imported or not report.skipped else "info")
+    st.rerun()
+
+
+def _skipped(skipped: list[dict], what: str) -> None:
+    if not skipped:
+        return
+    st.warning(f"{len(skipped)} {what}(s) skipped:")
+    st.dataframe([{what: s[what], "why": s["reason"]} for s in skipped], hide_index=True, width="stretch")
+
+
+def origin_text(origin: dict) -> str:
+    """Where an imported question came from, and what reading it changed."""
+    text = f"Imported from {origin.get('file', 'a file')} ({origin.get('format', '?')}), question {origin.get('question')}"
+    provenance = origin.get("provenance") or {}
+    if provenance.get("item"):
+        text += f"; exported from item {provenance['item']}" + (
+            f" of {provenance['blueprint']} ({provenance.get('level', '')}, seed {provenance.get('seed', '')})"
+            if provenance.get("blueprint") else "")
+    notes = origin.get("notes") or []
+    return text + (". Check: " + "; ".join(notes) + "." if notes else ".")
