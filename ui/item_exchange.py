@@ -59,7 +59,7 @@ def _import(store: Any, upload: Any, flash_key: str) -> None:
         report = import_file(store, upload.getvalue(), upload.name)
     except InteropError as exc:
         st.session_state.pop("rv_import_report", None)
-        st.error(f"{upload.name} could not be read: {exc}")
+        st.error(f"Nothing was imported: {exc}")
         return
     summary = report.summary()
     st.session_state["rv_import_report"] = summary

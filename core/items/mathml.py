@@ -90,6 +90,9 @@ def latex_to_mathml(latex: str, block: bool = False) -> Optional[str]:
         if "\\" in html.unescape(re.sub(r"<[^>]+>", "", out)):
             return None
     out = re.sub(r"<mi>[{}]</mi>", "", out)     # a stray brace the converter kept as a letter
+    # The converter leaves & and < inside \text{...} bare, which breaks the page: escape them.
+    out = re.sub(r"(<mtext[^>]*>)(.*?)(</mtext>)", lambda m: m[1] + re.sub(r"&(?!#?\w+;)", "&amp;", m[2])
+                 .replace("<", "&lt;") + m[3], out, flags=re.S)
     # A thin space after sin, cos, log ...: "sin A", not "sinA".
     names = "|".join(sorted(FUNCTION_NAMES))
     # (Not inside a power or an index, cos² A, whose first child it is.)
@@ -241,7 +244,7 @@ def mathml_to_tex(node) -> str:
     if tag == "semantics":
         for c in elements:
             if c[0] in ("annotation", "annotation-xml") and (c[1].get("encoding") or "").lower() in _TEX_ANNOTATIONS:
-                return "".join(x for x in c[2] if isinstance(x, str)).strip()
+                return "".join(x for x in c[2] if isinstance(x, str))   # as written, spaces and all
         return mathml_to_tex(elements[0]) if elements else ""
     if tag in ("annotation", "annotation-xml"):
         return ""

@@ -388,3 +388,11 @@ def test_a_diagram_block_is_checked_with_its_path():
         parse_text(BAD_DIAGRAM % ("", "A: {right: true}, B: {right: true}"), "bad.yaml")
     gen, issues = check_skill(parse_text(BAD_DIAGRAM % ('BC: "{nope} cm"', ""), "bad.yaml"))
     assert gen is None and any("diagram.sides.BC.label" in i.path and "nope" in i.message for i in issues)
+
+
+def test_text_inside_maths_with_ampersands_and_less_than_signs_stays_well_formed():
+    from xml.dom.minidom import parseString
+    html = typeset_html(r"Show that $\text{profit & loss} < 5$ holds")
+    math = html[html.index("<math"):html.index("</math>") + len("</math>")]
+    parseString(math)       # raises on a bare & or <
+    assert "&amp;" in math and "&#x0003C;" in math

@@ -68,6 +68,15 @@ def item_to_question(item: Item, option_feedback: Optional[dict[str, str]] = Non
                  marks=float(item.marks or 1), category=[c for c in (item.subject, item.level, _skill(item)) if c],
                  provenance=provenance, media=media)
     key = str(item.correct_answer)
+    if item.item_type == "multiple_response" and item.options:
+        fractions = list(ev.get("fractions") or [])
+        if len(fractions) != len(item.options):
+            return Skipped(item.id, "its options have no marks of their own, so the file could not say which "
+                                    "are right.")
+        q.kind = MULTI
+        q.choices = [Choice(opt, float(f)) for opt, f in zip(item.options, fractions)]
+        q.shuffle = bool(item.options_shuffled)
+        return q
     if item.options and item.correct_index is not None:
         feedback = option_feedback or {}
         strategies = list(item.option_strategies or [])
@@ -253,12 +262,15 @@ def question_to_item(q: Question, origin: dict) -> Union[Item, Skipped]:
     tolerance: Optional[dict] = None
     keywords: list[str] = []
     min_keywords: Optional[int] = None
-    if q.kind in (CHOICE, MULTI):
+    fractions: Optional[list[float]] = None
+    if q.kind == MULTI:
+        made = _choose_several(q)
+        if isinstance(made, Skipped):
+            return made
+        options, fractions, key = made
+        item_type, method = "multiple_response", "multiple_response"
+    elif q.kind == CHOICE:
         right = q.right_choices()
-        if q.kind == MULTI and len(right) != 1:
-            earning = sum(1 for c in q.choices if c.fraction > 0)
-            return Skipped(q.name, f"it is a choose-several question ({earning} options earn marks); the workbench "
-                                   f"marks one chosen option per question.")
         if len(right) != 1:
             return Skipped(q.name, "no option earns full marks, so there is no key to check."
                            if not right else f"{len(right)} options earn full marks; a question here has one right "
@@ -266,7 +278,7 @@ def question_to_item(q: Question, origin: dict) -> Union[Item, Skipped]:
         options = [c.text.strip() for c in q.choices]
         if any(not o for o in options):
             return Skipped(q.name, "one of its options is empty.")
-        if len({normalise_text(o) for o in options}) != len(options):
+        if len({_same_text(o) for o in options}) != len(options):
             return Skipped(q.name, "two of its options read the same; students could not tell them apart.")
         correct_index = right[0]
         partial = [f"{chr(65 + i)} ({c.fraction:.0%})" for i, c in enumerate(q.choices) if 0 < c.fraction < 0.999]
@@ -331,7 +343,7 @@ def question_to_item(q: Question, origin: dict) -> Union[Item, Skipped]:
     if p.get("method") and q.kind != ESSAY:
         restored = _restore(p, item_type, answer_type, method, key, accepted, tolerance)
         item_type, answer_type, method, key, accepted, tolerance = restored
-    ev = {"method": method, "tolerance": tolerance,
+    ev = {"method": method, "tolerance": tolerance, **({"fractions": fractions} if fractions is not None else {}),
           "significant_figures": _int(p.get("significant_figures")), "decimal_places": _int(p.get("decimal_places")),
           "required_form": p.get("required_form") or "any", "keywords": keywords, "min_keywords": min_keywords,
           "partial_credit": False}
@@ -344,10 +356,11 @@ def question_to_item(q: Question, origin: dict) -> Union[Item, Skipped]:
         source="import", seed=p.get("seed", ""), difficulty_level=difficulty,
         difficulty_value=_float(p.get("difficulty_value")) or {"easy": 0.3, "medium": 0.5, "hard": 0.7}[difficulty],
         item_type=item_type, stem=stem, options=options,
-        option_strategies=[None if i == correct_index else "imported_distractor" for i in range(len(options))],
+        option_strategies=[None if i == correct_index or (fractions and fractions[i] > 0) else "imported_distractor"
+                           for i in range(len(options))],
         options_shuffled=bool(q.shuffle) if options else False, correct_answer=key, correct_index=correct_index,
         answer_value=key, accepted_answers=accepted, misconceptions={},
-        explanation=q.general_feedback.strip() or f"The correct answer is {key}{' ' + q.units if q.units else ''}.",
+        explanation=q.general_feedback.strip() or _default_explanation(key, q.units, fractions is not None),
         hints=list(q.hints), answer_type=answer_type, units=q.units or None, marks=marks,
         marking_scheme={"criteria": _criteria(p, marks), "total_marks": marks}, evaluation=ev, generation_params={},
         computed_values={}, subject=subject, level=level,
@@ -362,6 +375,37 @@ def question_to_item(q: Question, origin: dict) -> Union[Item, Skipped]:
     if problem is not None:
         return Skipped(q.name, f"the marker cannot use its key {key!r}: {problem.rstrip('.')}.")
     return item
+
+
+def _same_text(text: str) -> str:
+    """Options a student could not tell apart: the same but for spacing and capitals (brackets do count)."""
+    return " ".join(text.split()).casefold()
+
+
+def _default_explanation(key: str, units: Optional[str], several: bool) -> str:
+    if several:
+        return f"The right options are {key}."
+    return f"The correct answer is {key}{' ' + units if units else ''}."
+
+
+def _choose_several(q: Question) -> Union[tuple[list[str], list[float], str], Skipped]:
+    """A choose-several question's options, the share of the marks each tick earns, and its key ("A, C")."""
+    options = [c.text.strip() for c in q.choices]
+    if len(options) < 2 or any(not o for o in options):
+        return Skipped(q.name, "it needs at least two options, none of them empty.")
+    if len(options) > 26:
+        return Skipped(q.name, f"it has {len(options)} options; at most 26 can be lettered A to Z.")
+    if len({_same_text(o) for o in options}) != len(options):
+        return Skipped(q.name, "two of its options read the same; students could not tell them apart.")
+    fractions = [round(float(c.fraction), 7) for c in q.choices]
+    positive = sum(f for f in fractions if f > 0)
+    if positive <= 0:
+        return Skipped(q.name, "no option earns marks, so there is no key to check.")
+    if abs(positive - 1) > 0.01:
+        return Skipped(q.name, f"its right options add up to {positive:.0%} of the marks, not 100%; correct the "
+                               f"marks in the source and export it again.")
+    key = ", ".join(chr(65 + i) for i, f in enumerate(fractions) if f > 0)
+    return options, fractions, key
 
 
 def _restore(p: dict, item_type: str, answer_type: str, method: str, key: str, accepted: list[str],
@@ -380,7 +424,9 @@ def _restore(p: dict, item_type: str, answer_type: str, method: str, key: str, a
         tol = {k: v for k, v in (("relative", rel), ("absolute", ab)) if v} or None
         return (item_type, p.get("answer_type") or answer_type, was, p.get("key") or key, accepted, tol)
     if item_type == "multiple_choice":
-        return (item_type, p.get("answer_type") or answer_type, method, key, accepted, tolerance)
+        # (a choice is marked by the option picked whatever the method says; kept as the blueprint wrote it)
+        return (item_type, p.get("answer_type") or answer_type, was if was in ("mcq", "exact_match") else method,
+                key, accepted, tolerance)
     return (item_type, answer_type, method, key, accepted, tolerance)
 
 

@@ -45,7 +45,10 @@ def parse_xml(data: bytes, what: str) -> Element:
     check_size(data, what)
     try:
         return SafeET.fromstring(data)
-    except defusedxml.EntitiesForbidden:
+    except defusedxml.EntitiesForbidden as exc:
+        if getattr(exc, "sysid", None) or getattr(exc, "pubid", None):
+            raise InteropError(f"{what} refers to an external document, which is not fetched; "
+                               f"export it again without a DOCTYPE.") from None
         raise InteropError(f"{what} declares XML entities, which are not accepted (they can expand a small file "
                            f"into gigabytes); export it again without a DOCTYPE.") from None
     except (defusedxml.DTDForbidden, defusedxml.ExternalReferenceForbidden):

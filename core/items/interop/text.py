@@ -32,13 +32,13 @@ def math_as_mathml(latex: str, display: bool = False) -> str:
              else f"<mtext>{html.escape(latex_to_text(latex), quote=False)}</mtext>")
     mode = "block" if display else "inline"
     return (f'<math xmlns="{MATHML_NS}" display="{mode}"><semantics><mrow>{inner}</mrow>'
-            f'<annotation encoding="application/x-tex">{html.escape(latex.strip(), quote=False)}</annotation>'
+            f'<annotation encoding="application/x-tex">{html.escape(latex, quote=False)}</annotation>'
             f'</semantics></math>')
 
 
 def math_as_tex(latex: str, display: bool = False) -> str:
     """Moodle's TeX delimiters: \\( ... \\) inline, \\[ ... \\] displayed."""
-    escaped = html.escape(latex.strip(), quote=False)
+    escaped = html.escape(latex, quote=False)       # spaces kept: the stem reads back as it was written
     return f"\\[{escaped}\\]" if display else f"\\({escaped}\\)"
 
 
@@ -192,10 +192,18 @@ def _default_image_name(src: str) -> Optional[str]:
 
 
 def tex_to_dollars(text: str) -> str:
-    """Maths in any of the TeX delimiters (\\( \\), \\[ \\], $$ $$) written between single dollars, as we keep it."""
+    """Maths in TeX delimiters as we keep it: between single dollars, or double for displayed maths.
+
+    ``\\[ \\]`` is displayed; so is ``$$ $$`` on a line of its own (Moodle's TeX
+    filter also uses ``$$`` within a sentence, which is maths in the line).
+    """
     def one(m: re.Match) -> str:
-        inner = next(g for g in m.groups() if g is not None).strip()
-        return f"${inner}$" if inner else ""
+        inner = next(g for g in m.groups() if g is not None)
+        if not inner.strip():
+            return ""
+        whole_line = (m.start() == 0 or text[m.start() - 1] == "\n") and (m.end() == len(text) or text[m.end()] == "\n")
+        display = m.group(2) is not None or (m.group(1) is not None and whole_line)
+        return f"$${inner}$$" if display else f"${inner}$"
     return MATH.sub(one, text)
 
 
@@ -208,5 +216,7 @@ def tidy_text(text: str) -> str:
 
 
 def _math_text(node) -> str:
-    tex = mathml_to_tex(node).strip()
-    return f"${tex}$" if tex else ""
+    tex = mathml_to_tex(node)
+    if not tex.strip():
+        return ""
+    return f"$${tex}$$" if node[1].get("display") == "block" else f"${tex}$"

@@ -1,0 +1,591 @@
+"""One QTI item read as a question: its answer box, its key, its feedback, its pictures.
+
+An item becomes a question when it has exactly one answer box we can mark:
+a choice (one or several right options), a text entry (a number with its
+tolerance, or short text answers) or an extended text (an essay). Anything
+else (drop-down menus, matching grids, hotspots, ...), items with several
+answer boxes and items that draw their numbers at random are skipped with a
+reason a teacher can act on. The key comes from the response declaration
+(correct response, mapping) and from the response processing, whether it is
+a standard template (match_correct, map_response) or written out
+(``qti-equal`` with its tolerance, ranges, string matches, one branch per
+accepted answer). Feedback, wherever it sits (modal, block or inline), is
+matched to options, accepted answers, right/wrong answers and hints where it
+can be, and is otherwise kept as the explanation.
+
+``qti.read`` opens files and packages and hands each item here with its
+tags already plain QTI 3.0 names (QTI 2.x items renamed).
+"""
+from __future__ import annotations
+
+import html
+import math
+import mimetypes
+import posixpath
+import re
+import urllib.parse
+from typing import Optional, Union
+from xml.etree.ElementTree import Element
+
+from core.items.interop import text
+from core.items.interop.model import (CHOICE, ESSAY, MULTI, NUMERIC, SHORT, Choice, Media, NumericAnswer, Question,
+                                      Skipped)
+from core.items.interop.qti import (MARKING_POINTS_CLASS, UNITS_CLASS, UNSUPPORTED, Branch, branches, child,
+                                    children, resolve, snap, text_of)
+
+_BLANK = "\ue000"                         # where a text box sits in a sentence, while the stem is read
+_VOID = {"img", "br", "hr", "col", "area", "wbr", "source", "track", "param", "embed", "input"}
+_SUPPORTED = ("qti-choice-interaction", "qti-text-entry-interaction", "qti-extended-text-interaction")
+
+
+def _float(value: Optional[str]) -> Optional[float]:
+    """A finite number written in the file, or None."""
+    try:
+        number = float((value or "").strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if x == int(x) and abs(x) < 1e15 else repr(x)
+
+
+class _Skip(Exception):
+    """The item cannot become a question; the message says why, for the teacher."""
+
+
+class ItemReader:
+    """Reads one item (tags already plain QTI 3.0 names) found at ``path`` in a package's ``members``.
+
+    ``depends`` are the package files the manifest says the item needs; its
+    pictures and sounds among them are kept with the question even when the
+    text does not show them.
+    """
+
+    def __init__(self, root: Element, path: Optional[str], members: dict[str, bytes], depends: list[str],
+                 qti2: bool):
+        self.root = root
+        self.path = path
+        self.base = posixpath.dirname(path) if path else ""
+        self.members = members
+        self.notes: list[str] = ["read from a QTI 2.x file"] if qti2 else []
+        self.names: dict[str, str] = {}           # package path -> media name
+        self.media: list[Media] = []
+        self.missing: set[str] = set()
+        self.choice_ids: list[str] = []
+        self.answer_feedback: dict[str, tuple] = {}   # feedback identifier -> ("number" | "answer", index)
+        for dep in depends:
+            if (mimetypes.guess_type(dep)[0] or "").split("/")[0] in ("image", "audio", "video"):
+                self.media_name(dep)
+        self.label = root.get("title") or root.get("identifier") or (path or "the question")
+
+    # ---- files
+
+    def media_name(self, path: str) -> str:
+        if path not in self.names:
+            base = path.rsplit("/", 1)[-1]
+            name, n = base, 1
+            while name in self.names.values():
+                n += 1
+                stem, dot, ext = base.rpartition(".")
+                name = f"{stem}-{n}.{ext}" if dot else f"{base}-{n}"
+            self.names[path] = name
+            mime = mimetypes.guess_type(base)[0] or "application/octet-stream"
+            self.media.append(Media(name, mime, self.members[path]))
+        return self.names[path]
+
+    def image_name(self, src: str) -> Optional[str]:
+        if not src or src.startswith("data:"):
+            return None
+        path = resolve(self.base, src) if self.path is not None else None
+        if path and path in self.members:
+            return self.media_name(path)
+        name = urllib.parse.unquote(src.split("?")[0].rstrip("/").rsplit("/", 1)[-1]) or None
+        if name and name not in self.missing:
+            self.missing.add(name)
+            self.notes.append(f"the picture '{name}' is not in the {'package' if self.path else 'file'}")
+        return name
+
+    def collect_media(self) -> None:
+        refs = {"img": "src", "object": "data", "source": "src", "audio": "src", "video": "src", "embed": "src"}
+        for el in self.root.iter():
+            attr = refs.get(el.tag)
+            if attr and el.get(attr) and self.path is not None:
+                path = resolve(self.base, el.get(attr))
+                if path and path in self.members:
+                    self.media_name(path)
+
+    # ---- text
+
+    def html(self, el: Element, skip_inline_feedback: bool = True) -> str:
+        """The content of ``el`` as HTML for ``text.from_html``: answer boxes, feedback and scorers' notes
+        left out, a text box as a blank, an interaction's prompt kept where the interaction was."""
+        out: list[str] = [html.escape(el.text, quote=False)] if el.text else []
+        for kid in el:
+            self._html(kid, out, skip_inline_feedback)
+        return "".join(out)
+
+    def _html(self, el: Element, out: list[str], skip_inline_feedback: bool) -> None:
+        tag = el.tag if isinstance(el.tag, str) else ""
+        classes = (el.get("class") or "").split()
+        if not tag:
+            pass
+        elif tag in ("qti-feedback-block", "qti-modal-feedback", "qti-catalog-info", "qti-stylesheet",
+                     "qti-end-attempt-interaction") or UNITS_CLASS in classes \
+                or (tag == "qti-feedback-inline" and skip_inline_feedback):
+            pass
+        elif tag == "qti-rubric-block":
+            if "candidate" in (el.get("view") or "").split():
+                body = child(el, "qti-content-body")
+                out.append("<div>" + self.html(body if body is not None else el) + "</div>")
+        elif tag == "qti-text-entry-interaction":
+            out.append(_BLANK)
+        elif tag.endswith("-interaction"):
+            prompt = child(el, "qti-prompt")
+            if prompt is not None:
+                out.append("<div>" + self.html(prompt) + "</div>")
+        elif tag == "object" and (el.get("type") or "").startswith("image/") and el.get("data"):
+            out.append(f'<img src="{html.escape(el.get("data"))}" alt="{html.escape(text_of(el).strip())}"/>')
+        elif tag.startswith("qti-"):
+            out.append(self.html(el, skip_inline_feedback=skip_inline_feedback))
+        else:
+            attrs = "".join(f' {k}="{html.escape(v)}"' for k, v in el.attrib.items() if not k.startswith("{"))
+            if tag in _VOID:
+                out.append(f"<{tag}{attrs}/>")
+            else:
+                out.append(f"<{tag}{attrs}>{self.html(el, skip_inline_feedback=skip_inline_feedback)}</{tag}>")
+        if el.tail:
+            out.append(html.escape(el.tail, quote=False))
+
+    def our_text(self, markup: str) -> str:
+        return text.from_html(markup, image_name=self.image_name)[0]
+
+    def content_text(self, el: Element) -> str:
+        body = child(el, "qti-content-body")
+        return self.our_text(self.html(body if body is not None else el, skip_inline_feedback=False))
+
+    def stem(self, body: Element) -> str:
+        source = self.our_text(self.html(body))
+        paragraphs = []
+        for para in re.split(r"\n\s*\n", source):
+            if not para.replace(_BLANK, "").strip(" |\n"):
+                continue
+            paragraphs.append(para.replace(_BLANK, "_____"))
+        return text.tidy_text("\n\n".join(paragraphs))
+
+    # ---- the question
+
+    def read(self) -> Union[Question, Skipped]:
+        try:
+            return self._read()
+        except _Skip as exc:
+            return Skipped(self.label, str(exc))
+
+    def _read(self) -> Question:
+        root = self.root
+        body = child(root, "qti-item-body")
+        if body is None:
+            raise _Skip("it has no question body; it was left out.")
+        hint_ids = {e.get("response-identifier") for e in body.iter("qti-end-attempt-interaction")}
+        boxes = [e for e in body.iter() if isinstance(e.tag, str) and e.tag.endswith("-interaction")
+                 and e.tag != "qti-end-attempt-interaction"]
+        if not boxes:
+            raise _Skip("it has no answer box for a student to fill in; it was left out.")
+        if len(boxes) > 1:
+            raise _Skip(f"it holds {len(boxes)} answer boxes; one answer per question is supported.")
+        box = boxes[0]
+        if box.tag not in _SUPPORTED:
+            what = UNSUPPORTED.get(box.tag, "an answer box of a kind the workbench does not know")
+            raise _Skip(f"it asks for {what} ({box.tag.removeprefix('qti-')}), which cannot be marked here; "
+                        f"it was left out.")
+        if root.findall("qti-template-processing"):
+            raise _Skip("it makes its numbers at random each time it is shown (QTI template processing), "
+                        "which cannot be brought in; bring it in as a fixed question instead.")
+        if root.findall("qti-assessment-stimulus-ref"):
+            self.notes.append("the shared passage (stimulus) it refers to was not brought in")
+        self.resp_id = box.get("response-identifier") or ""
+        self.decl = next((d for d in root.iter("qti-response-declaration")
+                          if d.get("identifier") == self.resp_id), None)
+        if self.decl is None:
+            raise _Skip("its answer box has no response declaration, so it has no key; it was left out.")
+        self.outcomes = {o.get("identifier"): o for o in root.iter("qti-outcome-declaration")}
+        maxscore = self.outcomes.get("MAXSCORE")
+        self.declared_max = _float(text_of(next(maxscore.iter("qti-value"), None))) if maxscore is not None else None
+        score = self.outcomes.get("SCORE")
+        self.normal_max = _float(score.get("normal-maximum")) if score is not None else None
+        rp = child(root, "qti-response-processing")
+        template = (rp.get("template") or "") if rp is not None else ""
+        self.template = re.sub(r"\.xml$", "", template.rstrip("/").rsplit("/", 1)[-1]) if template else ""
+        self.branches = branches(list(rp)) if rp is not None else []
+        self.uses_map = self.template.startswith("map_response") or (
+            rp is not None and any(m.get("identifier") == self.resp_id for m in rp.iter("qti-map-response")))
+        correct = child(self.decl, "qti-correct-response")
+        self.correct = [(v.text or "").strip() for v in children(correct, "qti-value")] if correct is not None else []
+        mapping = child(self.decl, "qti-mapping")
+        self.mapping = [(e.get("map-key") or "", _float(e.get("mapped-value")) or 0.0,
+                         (e.get("case-sensitive") or "false").strip().lower() in ("true", "1"))
+                        for e in (children(mapping, "qti-map-entry") if mapping is not None else [])]
+        self.map_default = _float(mapping.get("default-value")) if mapping is not None else None
+        self.map_upper = _float(mapping.get("upper-bound")) if mapping is not None else None
+
+        q = Question(kind=ESSAY, name=root.get("title") or root.get("identifier") or "", stem="")
+        if box.tag == "qti-choice-interaction":
+            self.read_choice(q, box)
+        elif box.tag == "qti-text-entry-interaction":
+            base_type = (self.decl.get("base-type") or "string").lower()
+            if base_type in ("float", "integer"):
+                self.read_number(q)
+            elif base_type == "string":
+                self.read_short(q)
+            else:
+                raise _Skip(f"its text box expects a {base_type} value, which cannot be marked here; "
+                            f"it was left out.")
+        else:
+            q.kind = ESSAY
+            q.marks = self.marks(0.0)
+        units = next((e for e in body.iter() if UNITS_CLASS in (e.get("class") or "").split()), None)
+        if units is not None and q.kind == NUMERIC:
+            q.units = text_of(units).strip() or None
+        q.stem = self.stem(body)
+        self.read_rubric(q, body)
+        self.read_feedback(q, body, hint_ids)
+        self.collect_media()
+        q.media = self.media
+        q.notes = list(dict.fromkeys(self.notes))
+        return q
+
+    def marks(self, best: float) -> float:
+        if self.declared_max is not None:
+            return self.declared_max
+        if self.normal_max is not None:
+            return self.normal_max
+        return best if best > 0 else 1.0
+
+    def denominator(self, best: float) -> float:
+        if self.declared_max:
+            return self.declared_max
+        if best > 0:
+            return best
+        return self.normal_max or 1.0
+
+    # ---- choices
+
+    def read_choice(self, q: Question, box: Element) -> None:
+        options = list(box.iter("qti-simple-choice"))
+        if not options:
+            raise _Skip("its choice has no options; it was left out.")
+        ids = [o.get("identifier") or "" for o in options]
+        cardinality = (self.decl.get("cardinality") or "single").lower()
+        q.kind = MULTI if cardinality in ("multiple", "ordered") else CHOICE
+        q.shuffle = (box.get("shuffle") or "false").strip().lower() in ("true", "1")
+        self.choice_ids = ids
+        mapped = {key: value for key, value, _ in self.mapping}
+        if self.uses_map and self.mapping:
+            default = self.map_default or 0.0
+            values = [mapped.get(i, default) for i in ids]
+            best = max(values) if q.kind == CHOICE else sum(v for v in values if v > 0)
+            if q.kind == MULTI and self.map_upper is not None:
+                best = min(best, self.map_upper)
+            denominator = self.denominator(best)
+            fractions = [snap(v / denominator) for v in values]
+            q.marks = self.marks(best)
+        elif self.correct:
+            keyed = set(self.correct)
+            if q.kind == CHOICE:
+                fractions = [1.0 if i in keyed else 0.0 for i in ids]
+            else:
+                share = snap(1 / max(1, len(keyed & set(ids))))
+                fractions = [share if i in keyed else -1.0 for i in ids]
+                self.notes.append("the file marks this all or nothing; here each right option earns a share "
+                                  "and a wrong pick loses the marks")
+            q.marks = self.marks(self.branch_best(1.0))
+        elif self.mapping:
+            values = [mapped.get(i, 0.0) for i in ids]
+            best = max(values) if q.kind == CHOICE else sum(v for v in values if v > 0)
+            fractions = [snap(v / (best or 1.0)) for v in values]
+            q.marks = self.marks(best)
+        else:
+            raise _Skip("it has no key: neither a correct response nor a mapping says which option is right; "
+                        "it was left out.")
+        if not any(f > 0 for f in fractions):
+            raise _Skip("none of its options is keyed as right; it was left out.")
+        for option, fraction in zip(options, fractions):
+            feedback = ""
+            for inline in option.iter("qti-feedback-inline"):
+                feedback = "\n\n".join(p for p in (feedback, self.content_text(inline)) if p)
+            q.choices.append(Choice(self.our_text(self.html(option)), fraction, feedback))
+
+    def branch_best(self, fallback: float) -> float:
+        """The highest score the processing gives (a number written in it), else ``fallback``."""
+        scores = [s for b in self.branches for s in [self.score(b)] if isinstance(s, float)]
+        return max(scores) if scores else fallback
+
+    def score(self, branch: Branch) -> Union[float, str, None]:
+        for action in branch.actions:
+            if action.get("identifier") != "SCORE" or not len(action):
+                continue
+            expr = action[0]
+            if expr.tag == "qti-base-value":
+                return _float(expr.text)
+            if expr.tag == "qti-variable" and expr.get("identifier") == "MAXSCORE":
+                return "max"
+            if expr.tag == "qti-map-response":
+                return "map"
+        return None
+
+    def feedback_ids(self, branch: Branch) -> list[str]:
+        ids = []
+        for action in branch.actions:
+            if action.get("identifier") in ("SCORE", "MAXSCORE", "completionStatus"):
+                continue
+            ids += [(v.text or "").strip() for v in action.iter("qti-base-value")
+                    if (v.get("base-type") or "") == "identifier"]
+        return ids
+
+    def is_response(self, el: Element) -> bool:
+        return el.tag == "qti-variable" and el.get("identifier") == self.resp_id
+
+    # ---- numbers
+
+    def numeric_test(self, test: Optional[Element]) -> Optional[tuple[str, str, list[float]]]:
+        """(value as written, tolerance mode, tolerance) when ``test`` compares the answer with a number."""
+        if test is None:
+            return None
+        operands = list(test)
+        if test.tag in ("qti-equal", "qti-equal-rounded", "qti-match") and len(operands) == 2:
+            mine = [o for o in operands if self.is_response(o)]
+            other = [o for o in operands if not self.is_response(o)]
+            if len(mine) != 1 or len(other) != 1:
+                return None
+            if other[0].tag == "qti-correct" and self.correct and _float(self.correct[0]) is not None:
+                value = self.correct[0]
+            elif other[0].tag == "qti-base-value" and _float(other[0].text) is not None:
+                value = (other[0].text or "").strip()
+            else:
+                return None
+            if test.tag == "qti-equal":
+                mode = (test.get("tolerance-mode") or "exact").lower()
+                tolerance = [t for t in (_float(x) for x in (test.get("tolerance") or "").split()) if t is not None]
+                return value, mode, tolerance
+            if test.tag == "qti-equal-rounded":
+                return value, "absolute", [self.rounding_tolerance(value, test)]
+            return value, "exact", []
+        if test.tag == "qti-and":
+            for part in operands:
+                found = self.numeric_test(part)
+                if found:
+                    return found
+            bounds = []
+            for part in operands:
+                if part.tag in ("qti-gte", "qti-lte", "qti-gt", "qti-lt") and any(self.is_response(o) for o in part):
+                    bounds += [v for o in part if o.tag == "qti-base-value" for v in [_float(o.text)] if v is not None]
+            if len(bounds) == 2:
+                low, high = sorted(bounds)
+                middle, half = (float(f"{x:.12g}") for x in ((low + high) / 2, (high - low) / 2))
+                return _fmt(middle), "absolute", [half]
+        return None
+
+    def rounding_tolerance(self, value: str, test: Element) -> float:
+        """Half a unit in the last place kept: "equal when rounded to 3 decimal places" as give or take 0.0005."""
+        figures = int(_float(test.get("figures")) or 0)
+        mode = (test.get("rounding-mode") or "significantFigures").lower()
+        if mode == "decimalplaces":
+            place = -figures
+        else:
+            number = abs(float(value))
+            place = (math.floor(math.log10(number)) if number else 0) - max(figures, 1) + 1
+        tolerance = float(f"{0.5 * 10.0 ** place:.12g}")
+        self.notes.append(f"the answer {value} was marked by rounding ({test.get('figures')} "
+                          f"{'decimal places' if mode == 'decimalplaces' else 'significant figures'}); "
+                          f"it is now accepted give or take {tolerance:g}")
+        return tolerance
+
+    def read_number(self, q: Question) -> None:
+        q.kind = NUMERIC
+        found: list[tuple[str, str, list[float], Union[float, str, None], list[str]]] = []
+        for branch in self.branches:
+            test = self.numeric_test(branch.test)
+            if test:
+                found.append((*test, self.score(branch), self.feedback_ids(branch)))
+        if not found and self.uses_map and self.mapping:
+            found = [(key.strip(), "exact", [], value, []) for key, value, _ in self.mapping if _float(key) is not None]
+        if not found and self.correct and _float(self.correct[0]) is not None:
+            found = [(self.correct[0], "exact", [], "max", [])]
+        if not found:
+            raise _Skip("it has no key: no correct number is given; it was left out.")
+        full = self.declared_max
+        scores: list[Optional[float]] = []
+        for value, _, _, score, _ in found:
+            if isinstance(score, float):
+                scores.append(score)
+            elif score == "max" or (score is None and self.correct and value == self.correct[0]):
+                scores.append(full)                     # None when the file declares no maximum
+            else:
+                scores.append(0.0)
+        best = max([s for s in scores if s is not None], default=0.0)
+        if best <= 0:
+            best = 1.0
+        scores = [best if s is None else s for s in scores]
+        denominator = self.denominator(best)
+        q.marks = self.marks(best)
+        shares = []
+        for n, ((value, mode, tolerance, _, ids), score) in enumerate(zip(found, scores)):
+            if len(set(tolerance)) > 1:
+                self.notes.append(f"the answer {value} had different tolerances below and above; the larger is kept")
+            amount = max(tolerance) if tolerance else 0.0
+            share = snap(amount / 100) if mode == "relative" and amount > 0 else None   # a percentage of the key
+            shares.append(share)
+            absolute = (float(f"{abs(float(value)) * share:.6g}") if share is not None    # as convert derives it
+                        else amount if mode == "absolute" else 0.0)
+            q.numbers.append(NumericAnswer(value, absolute, snap(score / denominator)))
+            for ident in ids:
+                self.answer_feedback.setdefault(ident, ("number", n))
+        relative = {s for s in shares if s is not None}
+        if len(relative) == 1 and all(s is not None for s in shares):
+            q.relative_tolerance = relative.pop()
+        elif relative:
+            self.notes.append("tolerances given as a percentage were turned into fixed amounts either side")
+        if not any(n.fraction > 0 for n in q.numbers):
+            raise _Skip("none of its numbers earns marks; it was left out.")
+
+    # ---- short answers
+
+    def string_test(self, test: Optional[Element]) -> Optional[tuple[str, bool]]:
+        if test is None or len(test) != 2 or test.tag not in ("qti-match", "qti-string-match"):
+            return None
+        mine = [o for o in test if self.is_response(o)]
+        other = [o for o in test if not self.is_response(o)]
+        if len(mine) != 1 or len(other) != 1 or other[0].tag != "qti-base-value":
+            return None
+        sensitive = test.tag == "qti-match" or (test.get("case-sensitive") or "true").lower() in ("true", "1")
+        return other[0].text or "", sensitive
+
+    def read_short(self, q: Question) -> None:
+        q.kind = SHORT
+        answers: list[tuple[str, float, bool]] = []
+        if self.uses_map and self.mapping:
+            answers = list(self.mapping)
+        if not answers:
+            for branch in self.branches:
+                found = self.string_test(branch.test)
+                score = self.score(branch)
+                if not found:
+                    continue
+                if isinstance(score, float):
+                    answers.append((found[0], score, found[1]))
+                else:
+                    answers.append((found[0], (self.declared_max or 1.0) if score == "max" else 0.0, found[1]))
+        if not answers and self.correct:
+            answers = [(c, 1.0, True) for c in self.correct]
+        if not answers:
+            raise _Skip("it has no key: no accepted answer is given; it was left out.")
+        best = max(v for _, v, _ in answers)
+        denominator = self.denominator(best)
+        q.marks = self.marks(best)
+        sensitivity = {cs for _, _, cs in answers}
+        q.case_sensitive = True in sensitivity
+        if len(sensitivity) > 1:
+            self.notes.append("some answers were matched with capitals and some without; all now need the "
+                              "capitals as written")
+        q.answers = [Choice(key, snap(value / denominator)) for key, value, _ in answers]
+        for branch in self.branches:
+            found = self.string_test(branch.test)
+            if not found:
+                continue
+            for n, a in enumerate(q.answers):
+                same = a.text == found[0] if found[1] and q.case_sensitive else a.text.casefold() == found[0].casefold()
+                if same:
+                    for ident in self.feedback_ids(branch):
+                        self.answer_feedback.setdefault(ident, ("answer", n))
+                    break
+        if not any(a.fraction > 0 for a in q.answers):
+            raise _Skip("none of its answers earns marks; it was left out.")
+
+    # ---- rubric and feedback
+
+    def read_rubric(self, q: Question, body: Element) -> None:
+        notes = []
+        for rubric in body.iter("qti-rubric-block"):
+            views = (rubric.get("view") or "").split()
+            if "scorer" not in views and "tutor" not in views:
+                continue
+            content = child(rubric, "qti-content-body")
+            content = content if content is not None else rubric
+            for points in [e for e in content.iter("ul") if MARKING_POINTS_CLASS in (e.get("class") or "").split()]:
+                q.keywords += [text_of(li).strip() for li in points.iter("li") if text_of(li).strip()]
+                points.clear()
+                points.tag = "span"
+            part = self.our_text(self.html(content))
+            if part:
+                notes.append(part)
+        q.grader_info = "\n\n".join(notes)
+
+    def read_feedback(self, q: Question, body: Element, hint_ids: set) -> None:
+        roles: dict[str, tuple] = dict(self.answer_feedback)
+        choice_ids = set(self.choice_ids)
+        right_tests = []
+        for branch in self.branches:
+            test = branch.test
+            if test is not None and test.tag == "qti-variable" and test.get("identifier") in hint_ids:
+                for ident in self.feedback_ids(branch):
+                    roles.setdefault(ident, ("hint",))
+            elif test is not None and self.is_right_test(test):
+                right_tests.append(test)
+                for ident in self.feedback_ids(branch):
+                    roles.setdefault(ident, ("correct",))
+            elif test is not None and (self.numeric_test(test) or self.string_test(test)):
+                right_tests.append(test)                 # its else is for answers that earn nothing
+            elif test is None and any(t in right_tests for t in branch.prior):
+                for ident in self.feedback_ids(branch):
+                    roles.setdefault(ident, ("incorrect",))
+        general, hints, right, wrong = [], [], [], []
+        choice_feedback: dict[str, list[str]] = {}
+        in_choice = {id(f) for o in body.iter("qti-simple-choice") for f in o.iter("qti-feedback-inline")}
+        elements = [e for e in body.iter() if e.tag in ("qti-feedback-block", "qti-feedback-inline")]
+        elements += children(self.root, "qti-modal-feedback")
+        for element in elements:
+            if id(element) in in_choice:
+                continue
+            content = self.content_text(element)
+            if not content:
+                continue
+            if (element.get("show-hide") or "show").lower() == "hide":
+                self.notes.append("feedback shown only when a condition does not hold was left out")
+                continue
+            ident = element.get("identifier") or ""
+            plain = re.sub(r"[^A-Z]", "", ident.upper())
+            role = roles.get(ident)
+            if ident in choice_ids:
+                choice_feedback.setdefault(ident, []).append(content)
+            elif "SOLUTION" in plain:                   # a worked solution, even behind a button: the explanation
+                general.append(content)
+            elif plain.startswith("HINT") or (role and role[0] == "hint"):
+                hints.append(content)
+            elif plain in ("CORRECT", "RIGHT", "FEEDBACKCORRECT", "CORRECTFEEDBACK") or role == ("correct",):
+                right.append(content)
+            elif plain in ("INCORRECT", "WRONG", "FEEDBACKINCORRECT", "INCORRECTFEEDBACK") or role == ("incorrect",):
+                wrong.append(content)
+            elif role and role[0] in ("number", "answer"):
+                answer = (q.numbers if role[0] == "number" else q.answers)[role[1]]
+                answer.feedback = "\n\n".join(p for p in (answer.feedback, content) if p)
+            else:
+                general.append(content)
+        for ident, parts in choice_feedback.items():
+            index = self.choice_ids.index(ident)
+            choice = q.choices[index]
+            choice.feedback = "\n\n".join(p for p in (choice.feedback, *parts) if p)
+        q.general_feedback = "\n\n".join(general)
+        q.correct_feedback = "\n\n".join(right)
+        q.incorrect_feedback = "\n\n".join(wrong)
+        q.hints = hints
+
+    def is_right_test(self, test: Element) -> bool:
+        """A test that holds when the answer is right: the key matches, or the score reaches the maximum."""
+        operands = list(test)
+        if test.tag == "qti-match" and len(operands) == 2:
+            return any(self.is_response(o) for o in operands) and any(o.tag == "qti-correct" for o in operands)
+        if test.tag in ("qti-gte", "qti-equal") and len(operands) == 2:
+            names = [o.get("identifier") for o in operands if o.tag == "qti-variable"]
+            return names == ["SCORE", "MAXSCORE"]
+        return False

@@ -1,0 +1,54 @@
+"""The Review page's import and export through Streamlit's AppTest: upload a file, download the listed items."""
+from __future__ import annotations
+
+from core.items.interop.safety import parse_xml
+from tests.app.test_teacher_review_class import env, open_page, store_of, texts  # noqa: F401
+
+GIFT = b"""$CATEGORY: $course$/top/Mathematics/Nat 5
+
+::area::[html]<p>A circle has radius \\(r = 3\\) cm. Give its area to 1 d.p.</p>{#28.3:0.05}
+
+::capital::What is the capital of Scotland? {=Edinburgh}
+
+::essay::Explain why the sky is blue. {}
+"""
+
+
+def test_an_uploaded_file_becomes_drafts_with_where_they_came_from(env):
+    at = open_page("pages/teacher_review.py")
+    at.file_uploader(key="rv_import_file").set_value(("school-bank.txt", GIFT, "text/plain")).run()
+    at.button(key="rv_import").click().run()
+    assert not at.exception
+    shown = texts(at)
+    assert "Imported 2 question(s) from school-bank.txt as drafts; 1 skipped (see Import)." in shown
+    assert any("essay" in str(v) for df in at.dataframe for v in df.value.to_numpy().ravel())
+    at.selectbox(key="rv_source").select("import").run()
+    shown = texts(at)
+    assert "Imported from school-bank.txt (gift), question area." in shown
+    rows = store_of(env).query("SELECT stem, answer_key, status, subject, level FROM items WHERE source = 'import' "
+                               "ORDER BY stem")
+    assert rows == [("A circle has radius $r = 3$ cm. Give its area to 1 d.p.", "28.3", "draft", "Mathematics", "Nat 5"),
+                    ("What is the capital of Scotland?", "Edinburgh", "draft", "Mathematics", "Nat 5")]
+
+
+def test_a_file_that_cannot_be_read_says_why_and_stores_nothing(env):
+    before = store_of(env).query("SELECT count(*) FROM items")[0][0]
+    at = open_page("pages/teacher_review.py")
+    at.file_uploader(key="rv_import_file").set_value(("quiz.xml", b"<quiz><question>", "text/xml")).run()
+    at.button(key="rv_import").click().run()
+    assert not at.exception
+    assert any("Nothing was imported: the file 'quiz.xml' is not well-formed XML (line 1" in e.value for e in at.error)
+    assert store_of(env).query("SELECT count(*) FROM items")[0][0] == before
+
+
+def test_the_listed_items_download_as_moodle_xml(env):
+    at = open_page("pages/teacher_review.py")
+    listed = int(next(c.value for c in at.caption if c.value.endswith("item(s).")).split()[0])
+    at.selectbox(key="rv_export_format").select("Moodle XML (.xml)").run()
+    at.button(key="rv_export").click().run()
+    assert not at.exception
+    ready = at.session_state["rv_export_file"]
+    assert at.get("download_button") and ready["name"] == "questions.xml"
+    root = parse_xml(ready["data"], "download")
+    written = [q for q in root.findall("question") if q.get("type") != "category"]
+    assert len(written) == ready["items"] and ready["items"] + len(ready["skipped"]) == listed
