@@ -8,7 +8,8 @@ from core.exams import gradebook
 from core.school import assignments, courses, sittings
 from core.flows.base import FlowError
 from ui import exam_answers, flash, shared
-from ui.answer import SAVED_AS_TYPED, answer_box, answer_label, read_as_line, show_reading
+from ui.answer import (SAVED_AS_TYPED, answer_box, answer_label, fill_ticks, read_as_line, show_reading, tick_boxes,
+                       ticked)
 from ui import steps as stepped
 
 who = shared.require("student")
@@ -104,6 +105,11 @@ def save(sid: str, item_id: str, key: str) -> None:
     exam_answers.save(sid, item_id, key, "" if value is None else value, FLASH)
 
 
+def save_ticks(sid: str, q: dict, key: str) -> None:
+    """on_change of a choose-several question's tick box: keep the letters ticked ("A, C"; "" for none)."""
+    exam_answers.save(sid, q["id"], key, ticked(q, key), FLASH)
+
+
 # ---------------------------------------------------------------------------
 # Choosing an exam
 
@@ -189,7 +195,9 @@ def answer_widget(sid: str, q: dict, saved: dict, readings: dict, versions: dict
         return
 
     def fill(answer=saved.get(q["id"])) -> None:
-        if answer is None or (q["options"] and answer not in q["options"]):
+        if q["options"] and q.get("choose_several"):
+            fill_ticks(q, key, answer)   # the letters saved ("A, C") ticked; nothing saved: none
+        elif answer is None or (q["options"] and answer not in q["options"]):
             st.session_state.pop(key, None)   # nothing saved, or not an option (typed elsewhere): start blank
         else:
             st.session_state[key] = answer
@@ -197,13 +205,15 @@ def answer_widget(sid: str, q: dict, saved: dict, readings: dict, versions: dict
     # The server's saved answer is the truth: shown when it is newer than this box (a reload, another tab).
     exam_answers.sync(key, version, fill)
     label = answer_label(f"Your answer to question {question_label(q)}", q)
-    if q["options"]:
+    if q["options"] and q.get("choose_several"):
+        tick_boxes(q, key, label, on_change=save_ticks, args=(sid, q, key))
+    elif q["options"]:
         st.radio(label, q["options"], index=None, key=key, on_change=save, args=(sid, q["id"], key))
     else:
         st.text_input(label, key=key, on_change=save, args=(sid, q["id"], key),
                       placeholder="Type your answer; it is saved when you press Enter or click away")
         show_reading(readings.get(q["id"]), SAVED_AS_TYPED, hint=False)
-    exam_answers.conflict_prompt(sid, q["id"], key, FLASH, fill, exam_answers.describe)
+    exam_answers.conflict_prompt(sid, q["id"], key, FLASH, fill, lambda answer: exam_answers.describe(answer, q))
 
 
 def show_sitting(view: dict) -> None:
@@ -312,6 +322,8 @@ def show_results(view: dict) -> None:
             if pq:
                 st.markdown("**Practice question:**")
                 shared.stem(pq["stem"])
+                if pq.get("choose_several"):
+                    st.caption("Choose all the right answers.")
                 for k, option in enumerate(pq.get("options") or []):
                     shared.stem(f"**{chr(65 + k)}.** {option}")
             if st.button("Practise this outcome", key=f"practise_{block['outcome_id']}"):

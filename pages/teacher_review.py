@@ -127,8 +127,11 @@ for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
                 stem = st.text_area("Question", item["stem"], key=f"rv_stem_{iid}")
                 options = [st.text_input(f"Option {chr(65 + k)}", o, key=f"rv_opt_{iid}_{k}")
                            for k, o in enumerate(item.get("options") or [])]
-                key = st.text_input("Answer key" + (" (must be one of the options)" if options else ""),
-                                    item["answer_key"], key=f"rv_key_{iid}")
+                several = item.get("item_type") == "multiple_response" or \
+                    (item.get("evaluation") or {}).get("method") == "multiple_response"
+                hint = (" (the letters of the right options, such as A, C)" if options and several
+                        else " (must be one of the options)" if options else "")
+                key = st.text_input("Answer key" + hint, item["answer_key"], key=f"rv_key_{iid}")
                 explanation = st.text_area("Explanation", item.get("explanation") or "", key=f"rv_expl_{iid}")
                 keep, keep_reason = False, None
                 if differs:

@@ -5,7 +5,9 @@ clicking away reruns the page and the preview appears under it: "Your answer
 was read as: ..." (as maths when there is LaTeX), with notes, or what could
 not be read. The check button stays disabled while the answer cannot be read,
 and an answer counts only once the student has seen how it was read. Options
-are chosen in a form, as before: there is nothing to read.
+are chosen in a form, as before: there is nothing to read. A choose-several
+question has a tick box per option; its answer is the ticked options' letters
+("A, C").
 """
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ from typing import Any, Optional
 import streamlit as st
 
 from core.flows.preview import preview_item
+from core.marking import option_letters, right_options
 from ui import shared
 
 HINT = "Type your answer and press Enter to see how it is read."
 NOT_COUNTED = "It has not been counted: correct it and check again."
 SAVED_AS_TYPED = "It is saved as you typed it; if you hand it in like this, it is marked as it stands."
+CHOOSE_SEVERAL = "Choose all the right answers."
 
 
 def reading_for(item_id: str, text: Any) -> dict:
@@ -63,12 +67,45 @@ def answer_label(prefix: str, question: dict) -> str:
     return prefix + (f" (in {units})" if units else "")
 
 
+def tick_key(key: str, index: int) -> str:
+    """The widget key of one option's tick box in a choose-several question."""
+    return f"{key}__tick{index}"
+
+
+def ticked(question: dict, key: str) -> str:
+    """The letters of the options ticked now ("A, C"); "" when none is."""
+    return option_letters([k for k in range(len(question["options"])) if st.session_state.get(tick_key(key, k))])
+
+
+def fill_ticks(question: dict, key: str, answer: Any) -> None:
+    """Tick the options an answer names ("A, C"), and clear the rest; nothing or no letters: none ticked."""
+    chosen = set(right_options("" if answer is None else answer, len(question["options"])))
+    for k in range(len(question["options"])):
+        st.session_state[tick_key(key, k)] = k in chosen
+
+
+def tick_boxes(question: dict, key: str, label: str = "Your answer", **on_change: Any) -> str:
+    """One tick box per option, lettered as on paper; returns the letters ticked. ``on_change`` (with
+    ``args``) is given to every box, for a page that saves as the student goes."""
+    st.markdown(f"{label}: {CHOOSE_SEVERAL}")
+    for k, option in enumerate(question["options"]):
+        st.checkbox(f"**{chr(65 + k)}.** {option}", key=tick_key(key, k), **on_change)
+    return ticked(question, key)
+
+
 def answer_box(question: dict, key: str, button: str, default: Any = None) -> tuple[bool, Any]:
     """The answer widget and its button; returns (submitted, answer).
 
     Typed answers return submitted only when the answer can be read and the
     student has already seen that reading (a changed answer is shown first).
     """
+    if question["options"] and question.get("choose_several"):
+        if default is not None and tick_key(key, 0) not in st.session_state:
+            fill_ticks(question, key, default)
+        with st.form(f"{key}_form"):
+            answer = tick_boxes(question, key)
+            submitted = st.form_submit_button(button, type="primary")
+        return submitted, answer
     if question["options"]:
         with st.form(f"{key}_form"):
             index = question["options"].index(default) if default in question["options"] else None

@@ -9,12 +9,13 @@ the box is filled from the server before it is drawn.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import streamlit as st
 
 from core.flows.base import FlowError
 from core.flows.sitting import AnswerConflict
+from core.marking import option_letters, right_options
 from ui import flash, shared
 
 
@@ -95,8 +96,15 @@ def _keep_mine(sid: str, item_id: str, key: str, flash_key: str) -> None:
         save(sid, item_id, key, conflict["your_answer"], flash_key, base_version=conflict["saved_version"])
 
 
-def describe(answer: Any) -> str:
-    """An answer in a sentence: quoted text, or each step of an answer given step by step."""
+def describe(answer: Any, question: Optional[dict] = None) -> str:
+    """An answer in a sentence: quoted text, each step of an answer given step by step, or (with the
+    question, when it is choose-several) the options ticked: “A, C” (3; 5)."""
+    options = (question or {}).get("options") or []
+    if (question or {}).get("choose_several") and options and not isinstance(answer, dict):
+        picked = right_options("" if answer is None else answer, len(options))
+        if not picked:
+            return "(no option ticked)"
+        return f"“{option_letters(picked)}” (" + "; ".join(shared.plain(options[k]) for k in picked) + ")"
     if isinstance(answer, dict):
         parts = [f"“{shared.plain(v)}”" for v in answer.values() if str(v or "").strip()]
         return "(steps: " + " / ".join(parts) + ")" if parts else "(blank)"

@@ -19,6 +19,7 @@ from core.school.auth import Client, teacher_passcode
 from core.flows.base import Runner
 from core.flows.registry import make_runner
 from core.llm import LLMClient, LLMSettings, LLMStatus, llm_status, settings_fingerprint
+from core.marking import right_options
 from core.store import Store, StoreError, default_db_path
 from core.store.db import problem_kind, public_message, storage_error
 from core.workbench import Workbench, open_workbench
@@ -242,8 +243,15 @@ def item_card(item: dict[str, Any], with_key: bool) -> None:
     """One stored item (a row from the items table): stem, options and, for teachers, key and explanation."""
     stem(item["stem"], item.get("media"))
     options = item.get("options") or []
+    several = item.get("item_type") == "multiple_response" or (item.get("evaluation") or {}).get("method") == \
+        "multiple_response"
+    if several and options:
+        st.caption("Choose all the right answers.")
+        right = set(right_options(item.get("answer_key") or item.get("correct_answer") or "", len(options)))
+    else:
+        right = {item.get("correct_index")}
     for k, option in enumerate(options):
-        mark = " ✅" if with_key and item.get("correct_index") == k else ""
+        mark = " ✅" if with_key and k in right else ""
         st.markdown(f"**{chr(65 + k)}.** {option}{mark}")
     if with_key:
         st.markdown(f"**Answer:** {item.get('answer_key') or item.get('correct_answer')}")

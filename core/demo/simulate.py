@@ -29,6 +29,7 @@ from core.flows.preview import preview
 from core.flows.practice import difficulty_logit
 from core.flows.registry import FLOWS
 from core.items.generator import Item
+from core.marking import right_options
 from core.store import Store, repo
 
 DAY = 86400.0
@@ -212,6 +213,10 @@ class Simulation:
             answer = item.typed_answer
         elif item.misconceptions and self.rng.random() < 0.7:
             answer = self.rng.choice(sorted(item.misconceptions.values()))
+        elif item.options and item.choose_several:
+            # ticks one option the key does not name (choose several: answers are letters)
+            right = right_options(item.correct_answer, len(item.options))
+            answer = chr(65 + self.rng.choice([i for i in range(len(item.options)) if i not in right] or [0]))
         elif item.options:
             answer = self.rng.choice([o for i, o in enumerate(item.options) if i != item.correct_index])
         else:

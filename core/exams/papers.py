@@ -48,6 +48,8 @@ def _question(item: Item, number: int, marks: int, section: str, outcome_id: Opt
             "answer_key": item.correct_answer, "correct_index": item.correct_index,
             "accepted_answers": list(item.accepted_answers), "explanation": item.explanation,
             "marking_scheme": item.marking_scheme,
+            # a choose-several question: each option's share of the marks (for the marking scheme)
+            **({"fractions": list((item.evaluation or {}).get("fractions") or [])} if item.choose_several else {}),
             # the figure printed with it; for an item stored before items kept their diagrams, the parameters
             # let printing work it out from the blueprint (core.exams.diagrams.fill_diagrams)
             "diagram": item.diagram, "generation_params": dict(item.generation_params or {})}

@@ -25,8 +25,8 @@ from core.exams.diagrams import diagram_svg
 from core.items.mathml import latex_to_mathml
 from core.exams.print_style import PAPER_CSS, PRINT_ADVICE, document
 from core.exams.scheme import marking_scheme_html
-from core.exams.structure import (answer_text, course_title, printed_question_count, question_groups, scheme_lines,
-                                  section_marks)
+from core.exams.structure import (CHOOSE_SEVERAL, answer_text, course_title, printed_question_count, question_groups,
+                                  scheme_lines, section_marks)
 from core.exams.typeset import duration, typeset_html
 
 PAPER_FILE, SCHEME_FILE = "paper.html", "marking-scheme.html"
@@ -119,6 +119,8 @@ def _question_body(q: dict) -> list[str]:
     if svg:
         out.append(svg)
     if q.get("options"):
+        if q.get("choose_several"):
+            out.append(f'<p class="choose-several"><em>{CHOOSE_SEVERAL}</em></p>')
         out.append('<ol class="options">' + "".join(
             f'<li><span class="letter">{chr(65 + k)}</span>{typeset_html(str(o))}</li>'
             for k, o in enumerate(q["options"])) + "</ol>")

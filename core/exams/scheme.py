@@ -6,7 +6,8 @@ from __future__ import annotations
 import html
 
 from core.exams.print_style import PRINT_ADVICE, SCHEME_CSS, document
-from core.exams.structure import answer_text, course_title, question_groups, scheme_lines, section_marks
+from core.exams.structure import (answer_text, choice_marks_note, course_title, question_groups, scheme_lines,
+                                  section_marks)
 from core.exams.typeset import duration, marks_text, typeset_html, with_units
 
 
@@ -21,7 +22,9 @@ def _scheme_rows(q: dict, label: str, first_bullet: int) -> tuple[list[str], lis
     rows: list[str] = []
     notes: list[str] = []
     if not lines:
-        lines = [{"step": "Correct answer" if not q.get("options") else "Choose the correct option",
+        step = ("Correct answer" if not q.get("options") else "Choose all the right options"
+                if q.get("choose_several") else "Choose the correct option")
+        lines = [{"step": step,
                   "marks": q["marks"], "number": None, "answer": None, "follow_through": None, "description": None}]
     n = first_bullet
     last = len(lines) - 1
@@ -41,6 +44,9 @@ def _scheme_rows(q: dict, label: str, first_bullet: int) -> tuple[list[str], lis
         if line["follow_through"]:
             notes.append(f"{_bullet(n)} {typeset_html(line['follow_through'][0].upper() + line['follow_through'][1:])}")
         n += max(int(line["marks"] or 0), 1)
+    shared_out = choice_marks_note(q)
+    if shared_out:
+        notes.append(typeset_html(shared_out))
     accepted = [a for a in q.get("accepted_answers") or [] if a]
     if accepted:
         notes.append("Also accept: " + "; ".join(typeset_html(a) for a in accepted[:8]))

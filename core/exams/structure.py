@@ -6,6 +6,9 @@ import re
 from typing import Optional
 
 from core.exams.typeset import with_units
+from core.marking import right_options
+
+CHOOSE_SEVERAL = "Choose all the right answers."
 
 
 def question_groups(section: dict) -> list[dict]:
@@ -46,9 +49,30 @@ def answer_text(q: dict) -> str:
     """The answer as a teacher writes it (not yet typeset): the option's letter and text, or the key with
     its units (£ before the amount, ° after it)."""
     key = str(q.get("answer_key") if q.get("answer_key") is not None else "")
+    if q.get("options") and q.get("choose_several"):
+        # Every right option, each with its letter: "B: 3; D: 5".
+        right = right_options(key, len(q["options"]))
+        if right:
+            return "; ".join(f"{chr(65 + k)}: {q['options'][k]}" for k in right)
+        return key
     if q.get("options") and q.get("correct_index") is not None:
         return f"{chr(65 + q['correct_index'])}: {q['options'][q['correct_index']]}"
     return with_units(key, q.get("units"))
+
+
+def choice_marks_note(q: dict) -> Optional[str]:
+    """For a choose-several question, how its marks are shared among the options ticked; else None."""
+    fractions = q.get("fractions")
+    options = q.get("options") or []
+    if not q.get("choose_several") or not isinstance(fractions, list) or len(fractions) != len(options):
+        return None
+    try:
+        shares = [float(f) for f in fractions]
+    except (TypeError, ValueError):
+        return None
+    parts = [f"{chr(65 + k)} {'+' if f > 0 else '−' if f < 0 else ''}{abs(f) * 100:.4g}%" for k, f in enumerate(shares)]
+    return ("Each option ticked adds its share of the marks (" + ", ".join(parts) + "); the total is never "
+            "below 0 or above the marks for the question.")
 
 
 def _plain_formula(text: str) -> str:

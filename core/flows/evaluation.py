@@ -404,7 +404,7 @@ class EvaluationFlow(Flow):
                            "section_id": entry["section_id"], "section_title": titles.get(entry["section_id"]),
                            "blueprint_id": entry["blueprint_id"], "difficulty_level": entry["difficulty_level"],
                            "stem": item.stem, "options": list(item.options),
-                           "answer": mine["answer"] if mine else None, "correct_answer": item.correct_answer,
+                           "answer": mine["answer"] if mine else None, "correct_answer": item.shown_answer,
                            "correct": bool(mine and mine["correct"]), "score": mine["score"] if mine else 0.0,
                            "max_score": mine["max_score"] if mine else float(item.marks),
                            "feedback": mine["feedback"] if mine else "Not answered.",

@@ -313,7 +313,7 @@ class ExamFlow(Flow):
                     per_question[q["id"]] = {"number": q["number"], "label": _label(q), "correct": None,
                                              "marks_awarded": 0.0,
                                              "marks": 0.0, "marks_left_out": float(q["marks"]), "gap_tags": [],
-                                             "answer": answer, "correct_answer": item.correct_answer if item else "",
+                                             "answer": answer, "correct_answer": item.shown_answer if item else "",
                                              "feedback": UNMARKED, "outcome_id": q["outcome_id"],
                                              "explanation": item.explanation if item else "", "unmarked": problem}
                     continue
@@ -327,7 +327,7 @@ class ExamFlow(Flow):
                                          "marks_awarded": score,
                                          "marks": out_of, "gap_tags": diag.gap_tags,
                                          "answer": answer if diag.steps is None else diag.answer_text,
-                                         "correct_answer": item.correct_answer, "feedback": mark.feedback,
+                                         "correct_answer": item.shown_answer, "feedback": mark.feedback,
                                          "outcome_id": q["outcome_id"], "explanation": item.explanation,
                                          # how a typed answer was read (a chosen option has nothing to read)
                                          "read_as": None if q["options"] else mark.read_as,

@@ -210,7 +210,7 @@ class LessonFlow(Flow):
         feedback = mark.feedback if mark.correct else (rem.get("what_went_wrong") or mark.feedback)
         revealed = None
         if should_progress:
-            revealed = {"correct_answer": item.correct_answer, "explanation": item.explanation,
+            revealed = {"correct_answer": item.shown_answer, "explanation": item.explanation,
                         "units": item.units}
             if not mark.correct:
                 revealed["remediation"] = {k: rem.get(k) for k in ("what_went_wrong", "key_concept", "tutor", "tutor_error")

@@ -193,7 +193,7 @@ class PracticeFlow(Flow):
         step.add("answered", item_id=item_id, outcome_id=cur["outcome_id"], answer=answer,
                  correct=mark.correct, score=mark.score, max_score=mark.max_score, feedback=mark.feedback,
                  misconception=mark.misconception, gap_tags=diag.gap_tags, remediation=diag.remediation,
-                 correct_answer=item.correct_answer, explanation=item.explanation, stem=item.stem,
+                 correct_answer=item.shown_answer, explanation=item.explanation, stem=item.stem,
                  similar_item_id=diag.similar.id if diag.similar else None, time_ms=time_ms, judged=diag.judged,
                  mastery={skill: new_score}, ability=ability, reading=reading,
                  answer_text=diag.answer_text, steps=diag.steps)

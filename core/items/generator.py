@@ -27,7 +27,7 @@ from core.blueprints.compiler import CompiledSkill
 from core.blueprints.follow_through import follow_through_text
 from core.blueprints.formula import FormulaError, TimeBudgetExceeded, time_budget
 from core.items.sampler import GenerationError, GenerationTimeout, LevelSampler
-from core.marking import MarkingSpec, MarkingSpecError, step_boxes
+from core.marking import MarkingSpec, MarkingSpecError, options_in_words, right_options, step_boxes
 
 MAX_PARAM_DRAWS = 60
 UNIQUE_TRIES = 60
@@ -92,11 +92,28 @@ class Item:
         except MarkingSpecError:
             return self.correct_answer
 
+    @property
+    def choose_several(self) -> bool:
+        """A choose-several question: the student ticks every right option (its key is their letters, "A, C")."""
+        return self.item_type == "multiple_response" or (self.evaluation or {}).get("method") == "multiple_response"
+
+    @property
+    def shown_answer(self) -> str:
+        """The right answer as a student is shown it after answering: the key, or for a choose-several
+        question the right options' letters and texts ("B and D: 3, 5")."""
+        if self.choose_several and self.options:
+            return options_in_words(right_options(self.correct_answer, len(self.options)), self.options) \
+                or self.correct_answer
+        return self.correct_answer
+
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     def student_view(self) -> dict:
         """What a student may see before answering: no key, no explanation.
+
+        A choose-several question also has ``choose_several`` (True): the student
+        ticks every right option and answers with their letters ("A, C").
 
         An item whose marking criteria have their own keys also lists its
         ``steps``: one answer box per step (what it asks for and its marks),
@@ -107,6 +124,8 @@ class Item:
                 "marks": self.marks, "units": self.units, "outcome_ids": list(self.outcome_ids),
                 # physical units must be typed with the answer ("12 cm"); money or % need not be
                 "units_required": bool(self.units) and not self.options and physical(self.units)}
+        if self.choose_several and self.options:
+            view["choose_several"] = True   # tick every right option, not just one
         steps = step_boxes((self.marking_scheme or {}).get("criteria") or [])
         if steps and not self.options:
             view["steps"] = steps

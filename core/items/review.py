@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from core.items.answer_keys import (KEPT_KEY, Blueprints, KeyDifference, as_item, kept_before, key_problem,
                                     same_value)
+from core.marking.choices import default_fractions, letters as option_letters, read_letters
 from core.store import Store, repo
 from core.store import reviews
 
@@ -90,6 +91,22 @@ def _set(store: Store, item_ids: list[str], status: str, action: str, reviewer: 
     return done
 
 
+def _several_key(answer_key: str, options: list[str], evaluation: dict) -> tuple[str, dict]:
+    """A choose-several key as typed ("a c", "C,A") written the usual way ("A, C"), and the options' fractions
+    of the marks: kept while the right options stay the same, else 1/k for each of the k right options and
+    -1/k for each wrong one."""
+    right, problem = read_letters(answer_key, len(options))
+    if problem is not None or not right:
+        raise ReviewError(f"The answer key must be the letters of the right options, such as A, C "
+                          f"({(problem or 'no option named').rstrip('.')}).")
+    fractions = evaluation.get("fractions")
+    was = {i for i, f in enumerate(fractions or []) if isinstance(f, (int, float)) and f > 0}
+    if not isinstance(fractions, list) or len(fractions) != len(options) or was != set(right):
+        evaluation = {**evaluation, "method": "multiple_response",
+                      "fractions": default_fractions(right, len(options))}
+    return option_letters(right), evaluation
+
+
 def edit_and_approve(store: Store, item_id: str, stem: str, answer_key: str, explanation: str,
                      options: Optional[list[str]] = None, reviewer: str = "teacher", *,
                      confirm_key_change: bool = False, reason: Optional[str] = None, library: Any = None) -> None:
@@ -111,18 +128,25 @@ def edit_and_approve(store: Store, item_id: str, stem: str, answer_key: str, exp
         raise ReviewError("The answer key cannot be empty.")
     changes: dict = {}
     fields: dict = {}
+    several = as_item(item).choose_several and bool(item["options"])
     if options is not None and item["options"]:
         options = [o.strip() for o in options]
         if any(not o for o in options):
             raise ReviewError("An option is empty; fill it in or remove the item.")
         if len(set(options)) != len(options):
             raise ReviewError("Two options are the same; every option must be different.")
-        if answer_key not in options:
+        if not several and answer_key not in options:
             raise ReviewError("The answer key must be one of the options.")
         if options != list(item["options"]):
             fields["options"] = options
-        if options.index(answer_key) != item["correct_index"]:
+        if not several and options.index(answer_key) != item["correct_index"]:
             fields["correct_index"] = options.index(answer_key)
+    evaluation = dict(item.get("evaluation") or {})
+    if several:
+        # Choose several: the key is the right options' letters, written "A, C".
+        answer_key, evaluation = _several_key(answer_key, list(fields.get("options", item["options"])), evaluation)
+        if evaluation != (item.get("evaluation") or {}):
+            fields["evaluation"] = evaluation
     for name, new in (("stem", stem), ("answer_key", answer_key), ("explanation", (explanation or "").strip())):
         if new != (item[name] or ""):
             fields[name] = new
@@ -140,7 +164,8 @@ def edit_and_approve(store: Store, item_id: str, stem: str, answer_key: str, exp
                                  explanation=fields.get("explanation", item["explanation"] or ""),
                                  options=list(fields.get("options", item["options"] or [])),
                                  correct_index=fields.get("correct_index", item["correct_index"]),
-                                 accepted_answers=list(fields.get("accepted_answers", alternatives)))
+                                 accepted_answers=list(fields.get("accepted_answers", alternatives)),
+                                 evaluation=evaluation if several else as_item(item).evaluation)
     problem = key_problem(edited)
     if problem is not None:
         raise ReviewError(f"The key cannot be used: {problem}. Correct the key so the marker accepts it.")

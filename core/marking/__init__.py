@@ -22,6 +22,7 @@ The modules, roughly in the order an answer meets them:
 - ``forms``: simplest fractions; simplified, expanded and factorised expressions
 - ``network``: IPv4 addresses and CIDR networks
 - ``text``: key points in short written answers
+- ``choices``: choose-several questions: the letters ticked, each option's share of the marks
 - ``methods``: one marking rule per evaluation method, and the dispatch by method
 - ``criteria``: marks and gap tags from the question's criteria
 - ``steps``: answers given step by step (one box per step), each step's mark, and follow-through
@@ -34,6 +35,7 @@ import dataclasses
 import re
 from typing import Any, Optional
 
+from core.marking.choices import letters as option_letters, options_in_words, read_letters, right_options
 from core.marking.criteria import _finish
 from core.marking.keys import item_key_problem, key_as_typed, key_problem
 from core.marking.methods import _MARKERS
@@ -55,7 +57,8 @@ from core.marking.spec import FORMS  # noqa: F401
 
 __all__ = ["METHODS", "evaluate", "MarkingSpec", "MarkingSpecError", "CriterionVerdict", "MarkResult", "mark_answer",
            "read_answer", "AnswerReading", "key_problem", "key_as_typed", "item_key_problem", "gap_tags_from_blueprint",
-           "mark_steps", "StepVerdict", "step_boxes", "step_answers", "final_text", "is_stepped"]
+           "mark_steps", "StepVerdict", "step_boxes", "step_answers", "final_text", "is_stepped",
+           "option_letters", "options_in_words", "read_letters", "right_options"]
 
 NO_ANSWER = "No answer given."
 INTERNAL_ERROR = "The answer could not be marked; please tell your teacher."

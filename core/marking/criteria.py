@@ -29,6 +29,8 @@ def _finish(spec: MarkingSpec, out: _Outcome) -> MarkResult:
     tag = spec.misconception_tags.get(out.misconception) if out.misconception else None
     verdicts: list[CriterionVerdict] = []
     score: float
+    # A choose-several question's fractions always give part marks: that is what they are for.
+    part_marks = spec.partial_credit or spec.method == "multiple_response"
     if out.refused is not None:
         verdicts = [CriterionVerdict(c["step"], c["marks"], 0, False, c["gap_tag"]) for c in criteria]
         return MarkResult(False, 0.0, float(max_score), spec.method, out.feedback, None, verdicts, [],
@@ -36,7 +38,7 @@ def _finish(spec: MarkingSpec, out: _Outcome) -> MarkResult:
     if out.correct:
         verdicts = [CriterionVerdict(c["step"], c["marks"], c["marks"], True, c["gap_tag"]) for c in criteria]
         score = float(max_score)
-    elif criteria and out.earned is not None and spec.partial_credit:
+    elif criteria and out.earned is not None and part_marks:
         left = math.floor(max_score * out.earned)
         for c in criteria:
             met = c["marks"] <= left
@@ -56,7 +58,10 @@ def _finish(spec: MarkingSpec, out: _Outcome) -> MarkResult:
             awarded = c["marks"] if met and spec.partial_credit else 0
             verdicts.append(CriterionVerdict(c["step"], c["marks"], awarded, met, c["gap_tag"]))
         score = float(sum(v.awarded for v in verdicts))
-    elif out.earned is not None and spec.partial_credit:
+    elif out.earned is not None and spec.method == "multiple_response":
+        # The options' fractions are shares of the marks (Moodle's): kept to two decimal places, not floored.
+        score = round(float(max_score * out.earned), 2)
+    elif out.earned is not None and part_marks:
         score = float(math.floor(max_score * out.earned))
     else:
         score = 0.0

@@ -10,9 +10,14 @@ from typing import Any, Optional
 
 def key_as_typed(spec: Any) -> Any:
     """The key as a student would type it: with the question's units when it has physical units
-    (the key 12 for a question in m/s is typed "12 m/s"); the option's index for multiple choice."""
+    (the key 12 for a question in m/s is typed "12 m/s"); the option's index for multiple choice; the right
+    options' letters ("A, C") for a choose-several question."""
     if spec.method == "mcq":
         return spec.correct_index
+    if spec.method == "multiple_response":
+        from core.marking.choices import letters, read_letters
+        right, _ = read_letters(spec.key, len(spec.options))
+        return letters(right) if right else spec.key
     if spec.method == "numeric_tolerance" and spec.units:
         from core.marking.numeric import _spec_units
         from core.marking.units import physical
@@ -25,6 +30,12 @@ def key_as_typed(spec: Any) -> Any:
 def key_problem(spec: Any) -> Optional[str]:
     """None when the marker reads the key and marks it right, else one sentence saying what is wrong."""
     from core.marking import mark_answer
+    if spec.method == "multiple_response":
+        # The key must name existing options, and the fractions must give the right ones all the marks.
+        from core.marking.choices import key_problem as choice_key_problem
+        problem = choice_key_problem(spec.key, spec.options, spec.fractions)
+        if problem is not None:
+            return problem
     answer: Any = key_as_typed(spec)
     result = mark_answer(spec, answer)
     if result.correct:

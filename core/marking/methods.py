@@ -11,6 +11,7 @@ import re
 from fractions import Fraction
 from typing import Any, Callable, Optional
 
+from core.marking import choices
 from core.marking.algebra import _answer_shape, _compare
 from core.marking.answers import _answer_notes, _answer_variables, _parse_answer
 from core.marking.expressions import _Refused, _Unreadable
@@ -246,8 +247,23 @@ def _mark_mcq(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
     return _Outcome(False, "That is not the correct option.", picked, misconception=misconception)
 
 
+def _mark_multiple_response(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
+    """Choose several: the ticked options' fractions added up, never below 0 or above 1; right at 1."""
+    picked, problem = choices.read_letters(text, len(spec.options))
+    if problem is not None or picked is None:
+        return _Outcome(False, problem or choices.ASK_FOR_LETTERS, invalid=True)
+    shares = [choices.share(f) for f in spec.fractions or []]
+    right = {i for i, s in enumerate(shares) if s > 0}
+    earned = min(max(sum((shares[i] for i in picked), Fraction(0)), Fraction(0)), Fraction(1))
+    shown = choices.letters(picked)
+    if abs(earned - 1) <= Fraction(1, 10 ** 9):
+        return _Outcome(True, "Correct.", shown)
+    said = choices.feedback(len(picked), len(right.intersection(picked)), len(right))
+    return _Outcome(False, said, shown, earned=earned)
+
+
 _MARKERS: dict[str, Callable[[MarkingSpec, str, Any], _Outcome]] = {
     "mcq": _mark_mcq, "exact_match": _mark_exact, "numeric_tolerance": mark_numeric,
     "algebraic_equivalence": _mark_algebraic, "short_text": _mark_short_text,
-    "ip_address": _mark_ip, "cidr": _mark_cidr,
+    "ip_address": _mark_ip, "cidr": _mark_cidr, "multiple_response": _mark_multiple_response,
 }

@@ -18,7 +18,8 @@ from core.marking.expressions import _Refused, _Unreadable
 from core.marking.network import _read_cidr, _read_ipv4
 from core.marking.precision import sig_fig_rule
 
-METHODS = ("mcq", "exact_match", "numeric_tolerance", "algebraic_equivalence", "short_text", "ip_address", "cidr")
+METHODS = ("mcq", "exact_match", "numeric_tolerance", "algebraic_equivalence", "short_text", "ip_address", "cidr",
+           "multiple_response")
 FORMS = ("any", "simplified", "factorised", "expanded", "fraction", "decimal")
 
 
@@ -54,6 +55,10 @@ class MarkingSpec:
     decimal_comma: bool = False         # the class writes 3,5 for three and a half
     decimal_places: Optional[int] = None
     units_exact: bool = False           # the answer must use exactly the key's units, no conversion
+    # A choose-several question (multiple_response): each option's share of the marks, in option order
+    # (right options positive and adding up to 1, wrong ones zero or negative). None: 1/k for each of the
+    # k right options and -1/k for each wrong one.
+    fractions: Optional[list[float]] = None
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -91,6 +96,15 @@ class MarkingSpec:
                 raise MarkingSpecError("an mcq question needs its options")
             if not isinstance(self.correct_index, int) or not 0 <= self.correct_index < len(self.options):
                 raise MarkingSpecError(f"correct_index {self.correct_index!r} does not name one of the {len(self.options)} options")
+        elif self.method == "multiple_response":
+            from core.marking.choices import default_fractions, key_problem as choice_key_problem, read_letters
+            problem = choice_key_problem(self.key, self.options, self.fractions)
+            if problem:
+                raise MarkingSpecError(problem)
+            if self.fractions is None:
+                self.fractions = default_fractions(read_letters(self.key, len(self.options))[0] or [],
+                                                   len(self.options))
+            self.fractions = [float(f) for f in self.fractions]
         elif self.method == "numeric_tolerance":
             from core.marking.quantities import numeric_key_problem
             problem = numeric_key_problem(self)
@@ -135,7 +149,10 @@ class MarkingSpec:
         key = d.get("correct_answer")
         key = "" if key is None else str(key)
         method = ev.get("method") or "exact_match"
-        if options and correct_index is not None:
+        if d.get("item_type") == "multiple_response" or method == "multiple_response":
+            # Choose several: the student ticks options; each carries its share of the marks.
+            method = "multiple_response"
+        elif options and correct_index is not None:
             # The student picks one of the options whatever the blueprint's text method says.
             method = "mcq"
         elif method == "exact_match" and _read_ipv4(key) is not None:
@@ -160,7 +177,8 @@ class MarkingSpec:
                    misconceptions=dict(d.get("misconceptions") or {}), misconception_tags=tags,
                    units=d.get("units"), decimal_places=ev.get("decimal_places"),
                    variables=list(ev.get("variables") or []), assume_positive=bool(ev.get("assume_positive")),
-                   units_exact=bool(ev.get("units_exact")), decimal_comma=bool(ev.get("decimal_comma")))
+                   units_exact=bool(ev.get("units_exact")), decimal_comma=bool(ev.get("decimal_comma")),
+                   fractions=ev.get("fractions") if method == "multiple_response" else None)
 
 
 def gap_tags_from_blueprint(blueprint: Any) -> dict[str, str]:

@@ -21,7 +21,9 @@ ITEM_COLUMNS = [
 JSON_COLUMNS = {"params", "computed", "options", "option_strategies", "answer_value", "accepted_answers",
                 "misconceptions", "hints", "marking_scheme", "evaluation", "outcome_ids", "skill_ids", "verification",
                 "diagram", "media", "origin"}
-BANK_SOURCES = ("local", "past", "us")
+# A centre's own questions (local), past papers, Understanding Standards, and questions brought in from other
+# systems (import), which count as the centre's own once approved.
+BANK_SOURCES = ("local", "past", "us", "import")
 SMALL_INSERT = 16
 _ARROW_SCHEMA = pa.schema([
     (c, pa.bool_() if c == "options_shuffled" else pa.int64() if c in ("correct_index", "marks")

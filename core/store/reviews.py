@@ -47,14 +47,14 @@ def set_item_status(cur: duckdb.DuckDBPyConnection, item_id: str, status: str, r
 
 
 def update_item_content(cur: duckdb.DuckDBPyConnection, item_id: str, fields: dict) -> None:
-    allowed = {"stem", "options", "answer_key", "correct_index", "explanation", "accepted_answers"}
+    allowed = {"stem", "options", "answer_key", "correct_index", "explanation", "accepted_answers", "evaluation"}
     sets = []
     values: list[Any] = []
     for key, value in fields.items():
         if key not in allowed:
             raise ValueError(f"cannot edit {key}")
         sets.append(f"{key} = ?")
-        values.append(json.dumps(value) if key in ("options", "accepted_answers") else value)
+        values.append(json.dumps(value) if key in ("options", "accepted_answers", "evaluation") else value)
     if sets:
         cur.execute(f"UPDATE items SET {', '.join(sets)} WHERE id = ?", [*values, item_id])
 

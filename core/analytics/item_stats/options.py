@@ -39,7 +39,7 @@ def _option_table(items: pd.DataFrame, item: str) -> pd.DataFrame:
         options = _json(rec.get("options"))
         index = rec.get("correct_index")
         if not options or index is None or (isinstance(index, float) and math.isnan(index)) or index is pd.NA:
-            continue
+            continue   # no single key: a typed answer, or a choose-several question (several right options)
         index = int(index)
         if not 0 <= index < len(options):
             raise ValueError(f"item {rec[key]!r}: correct_index {index} does not name one of its {len(options)} options")

@@ -346,7 +346,7 @@ def question_to_item(q: Question, origin: dict) -> Union[Item, Skipped]:
     ev = {"method": method, "tolerance": tolerance, **({"fractions": fractions} if fractions is not None else {}),
           "significant_figures": _int(p.get("significant_figures")), "decimal_places": _int(p.get("decimal_places")),
           "required_form": p.get("required_form") or "any", "keywords": keywords, "min_keywords": min_keywords,
-          "partial_credit": False}
+          "partial_credit": method == "multiple_response"}
     subject, level = _course(q, p)
     marks = max(1, int(round(q.marks or 1)))
     content = content_key(stem, options, key)
