@@ -99,6 +99,8 @@ for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
             st.caption(f"Review note: {item['review_notes']}")
         if item.get("origin"):
             st.caption(item_exchange.origin_text(item["origin"]))
+        if item.get("source") == "import" or not item.get("outcome_ids"):
+            item_exchange.placement(store, library, item, "review_flash")
         if item.get("params"):
             st.caption("Generation parameters")
             st.json(item["params"], expanded=False)

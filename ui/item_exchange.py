@@ -9,6 +9,8 @@ from core.exams.diagrams import diagram_file
 from core.items.interop.exporting import distractor_feedback, export_items
 from core.items.interop.importing import import_file
 from core.items.interop.model import InteropError
+from core.items import review
+from core.items.review import ReviewError
 from core.store import repo
 from ui import flash
 
@@ -86,3 +88,30 @@ def origin_text(origin: dict) -> str:
             if provenance.get("blueprint") else "")
     notes = origin.get("notes") or []
     return text + (". Check: " + "; ".join(notes) + "." if notes else ".")
+
+
+def placement(store: Any, library: Any, item: dict, flash_key: str) -> None:
+    """For a question without a course (most imported ones): choose its course and outcome, so it can be used."""
+    courses = [(spec.model.subject, spec.model.level, o.id, o.label)
+               for spec in library.specs.values() for o in spec.model.outcomes]
+    current = next((i for i, c in enumerate(courses) if (c[0], c[1]) == (item.get("subject"), item.get("level"))
+                    and c[2] in (item.get("outcome_ids") or [])), None)
+    with st.expander("Course and outcome" + ("" if item.get("outcome_ids") else " (needed before students get it)"),
+                     expanded=not item.get("outcome_ids")):
+        with st.form(f"rv_place_{item['id']}"):
+            chosen = st.selectbox("The outcome it assesses", range(len(courses)), index=current,
+                                  format_func=lambda i: f"{courses[i][0]} {courses[i][1]} · {courses[i][2]} · "
+                                                        f"{courses[i][3]}",
+                                  key=f"rv_place_outcome_{item['id']}", placeholder="Choose an outcome")
+            if st.form_submit_button("Save the course", key=f"rv_place_save_{item['id']}"):
+                if chosen is None:
+                    st.error("Choose the outcome the question assesses first.")
+                    return
+                subject, level, outcome, _ = courses[chosen]
+                try:
+                    review.place(store, item["id"], subject, level, outcome, library=library)
+                except ReviewError as exc:
+                    st.error(str(exc))
+                    return
+                flash.later(flash_key, f"{item['id']} is now in {subject} {level}, {outcome}.")
+                st.rerun()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Optional
 
+from core.blueprints.library import LibraryError
 from core.items.answer_keys import (KEPT_KEY, Blueprints, KeyDifference, as_item, kept_before, key_problem,
                                     same_value)
 from core.marking.choices import default_fractions, letters as option_letters, read_letters
@@ -63,6 +64,38 @@ def approve(store: Store, item_ids: list[str], reviewer: str = "teacher", note: 
 def _note_after_approval(status: Optional[str], note: Optional[str]) -> Optional[str]:
     """The review note to set on approval: a withdrawal's reason no longer holds once the item is approved."""
     return "" if note is None and status == WITHDRAWN else note
+
+
+def place(store: Store, item_id: str, subject: str, level: str, outcome_id: str, skill_id: Optional[str] = None,
+          reviewer: str = "teacher", library: Any = None) -> None:
+    """Put a question in a course: its subject, level and outcome (and skill), so practice and exams can use it.
+
+    Questions brought in from other systems arrive without them. With ``library``
+    the course, outcome and skill are checked against the course specs.
+    """
+    item = repo.get_item(store, item_id)
+    if item is None:
+        raise ReviewError(f"Item {item_id} no longer exists; reload the queue.")
+    if not (subject and level and outcome_id):
+        raise ReviewError("Choose the course and the outcome the question assesses.")
+    if library is not None:
+        try:
+            spec = library.spec(subject, level)
+        except LibraryError as exc:
+            raise ReviewError(str(exc)[:1].upper() + str(exc)[1:] + ".") from None
+        outcomes = {o.id for o in spec.outcomes}
+        if outcome_id not in outcomes:
+            raise ReviewError(f"{outcome_id} is not an outcome of {subject} {level}; choose one of "
+                              f"{', '.join(sorted(outcomes))}.")
+    skills = [skill_id] if skill_id else list(item.get("skill_ids") or [])
+    after = {"subject": subject, "level": level, "outcome_ids": [outcome_id], "skill_ids": skills}
+    changes = {k: {"from": item.get(k), "to": v} for k, v in after.items() if item.get(k) != v}
+
+    def run(cur) -> None:
+        reviews.set_item_course(cur, item_id, subject, level, [outcome_id], skills)
+        reviews.record_item_action(cur, item_id, "placed", reviewer, f"{subject} {level}, {outcome_id}", changes)
+    store.write(run)
+    repo.bank_changed()
 
 
 def reject(store: Store, item_ids: list[str], reason: str, reviewer: str = "teacher") -> int:

@@ -59,6 +59,12 @@ def update_item_content(cur: duckdb.DuckDBPyConnection, item_id: str, fields: di
         cur.execute(f"UPDATE items SET {', '.join(sets)} WHERE id = ?", [*values, item_id])
 
 
+def set_item_course(cur: duckdb.DuckDBPyConnection, item_id: str, subject: str, level: str,
+                    outcome_ids: list[str], skill_ids: list[str]) -> None:
+    cur.execute("UPDATE items SET subject = ?, level = ?, outcome_ids = ?, skill_ids = ? WHERE id = ?",
+                [subject, level, json.dumps(outcome_ids), json.dumps(skill_ids), item_id])
+
+
 def review_queue(store: Store, status: Optional[str] = "draft", blueprint_id: Optional[str] = None,
                  outcome_id: Optional[str] = None, source: Optional[str] = None, limit: int = 200) -> list[dict]:
     where, params = [], []

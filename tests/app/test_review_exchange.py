@@ -1,6 +1,8 @@
 """The Review page's import and export through Streamlit's AppTest: upload a file, download the listed items."""
 from __future__ import annotations
 
+import json
+
 from core.items.interop.safety import parse_xml
 from tests.app.test_teacher_review_class import env, open_page, store_of, texts  # noqa: F401
 
@@ -52,3 +54,25 @@ def test_the_listed_items_download_as_moodle_xml(env):
     root = parse_xml(ready["data"], "download")
     written = [q for q in root.findall("question") if q.get("type") != "category"]
     assert len(written) == ready["items"] and ready["items"] + len(ready["skipped"]) == listed
+
+
+def test_an_imported_question_is_placed_in_a_course_approved_and_reaches_practice(env):
+    from core.blueprints.library import Library
+    from core.items.sources import QuestionSource
+    store = store_of(env)
+    [(iid,)] = store.query("SELECT id FROM items WHERE source = 'import' AND answer_key = '28.3'")
+    at = open_page("pages/teacher_review.py")
+    at.selectbox(key="rv_source").select("import").run()
+    outcomes = at.selectbox(key=f"rv_place_outcome_{iid}")
+    nat5 = next(i for i, label in enumerate(outcomes.options) if label.startswith("Mathematics Nat 5 ·"))
+    outcomes.select_index(nat5)                  # a form: the choice goes with the button
+    at.button(key=f"rv_place_save_{iid}").click().run()
+    assert not at.exception
+    [(subject, level, outcome_ids)] = store.query("SELECT subject, level, outcome_ids FROM items WHERE id = ?", [iid])
+    assert (subject, level) == ("Mathematics", "Nat 5") and outcome_ids
+    [outcome] = json.loads(outcome_ids)
+    assert f"{iid} is now in Mathematics Nat 5, {outcome}." in texts(at)
+    at.button(key=f"rv_approve_{iid}").click().run()
+    assert not at.exception
+    source = QuestionSource(Library.load(exercise=False), store)
+    assert iid in [it.id for it in source.bank_candidates("Mathematics", "Nat 5", outcome, ("local",), limit=500)]

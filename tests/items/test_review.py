@@ -183,3 +183,17 @@ def test_a_corrected_key_drops_alternatives_written_for_the_old_key(store, libra
     other_id = stored(store, other)
     review.edit_and_approve(store, other_id, other.stem, "7/6", other.explanation, library=library)
     assert repo.get_item(store, other_id)["accepted_answers"] == ["1 1/6"]
+
+
+def test_a_question_is_placed_in_a_course_outcome_with_its_history(store, library):
+    iid = stored(store, linear_item(library, "place"))
+    with pytest.raises(ReviewError, match="MTH-XX is not an outcome of Mathematics Nat 5"):
+        review.place(store, iid, "Mathematics", "Nat 5", "MTH-XX", library=library)
+    with pytest.raises(ReviewError, match="No course spec for Cookery Nat 5"):
+        review.place(store, iid, "Cookery", "Nat 5", "MTH-N5-01", library=library)
+    outcome = library.spec("Mathematics", "Higher").outcomes[0].id
+    review.place(store, iid, "Mathematics", "Higher", outcome, library=library)
+    row = repo.get_item(store, iid)
+    assert (row["level"], row["outcome_ids"]) == ("Higher", [outcome])
+    [entry] = [h for h in review.history(store, iid) if h["action"] == "placed"]
+    assert entry["changes"]["level"] == {"from": "Nat 5", "to": "Higher"}
