@@ -229,8 +229,11 @@ def _media(file: Optional[dict], alt: str) -> None:
         st.video(data, format=mime)
     elif mime == "image/svg+xml":      # drawn as an image, so nothing in the file can run on the page
         st.image(data.decode("utf-8", errors="replace"), caption=alt or None)
-    else:
+    elif mime.startswith("image/"):
         st.image(data, caption=alt or None)
+    else:                                # a document that came with the question (a PDF, a text file)
+        st.download_button(f"Open {alt or file['name']}", data, file_name=file["name"], mime=mime or None,
+                           key=f"media_{id(file)}")      # one button per file shown in this run
 
 
 def figure(question: dict[str, Any]) -> None:

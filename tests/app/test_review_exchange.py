@@ -76,3 +76,38 @@ def test_an_imported_question_is_placed_in_a_course_approved_and_reaches_practic
     assert not at.exception
     source = QuestionSource(Library.load(exercise=False), store)
     assert iid in [it.id for it in source.bank_candidates("Mathematics", "Nat 5", outcome, ("local",), limit=500)]
+
+
+MOODLE_WITH_FILES = b"""<?xml version="1.0" encoding="UTF-8"?>
+<quiz>
+  <question type="truefalse">
+    <name><text>Read the notes</text></name>
+    <questiontext format="html">
+      <text><![CDATA[<p>Read <a href="@@PLUGINFILE@@/notes.txt">the notes</a>, look at
+        <img src="@@PLUGINFILE@@/dot.png" alt="a dot"/>: is the dot red?</p>]]></text>
+      <file name="notes.txt" path="/" encoding="base64">VGhlIGRvdCBpcyByZWQu</file>
+      <file name="dot.png" path="/" encoding="base64">iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==</file>
+    </questiontext>
+    <answer fraction="100"><text>true</text></answer>
+    <answer fraction="0"><text>false</text></answer>
+  </question>
+</quiz>
+"""
+
+
+def test_pictures_and_documents_that_came_with_a_question_are_shown_on_its_card(env):
+    at = open_page("pages/teacher_review.py")
+    at.file_uploader(key="rv_import_file").set_value(("files.xml", MOODLE_WITH_FILES, "text/xml")).run()
+    at.button(key="rv_import").click().run()
+    assert "Imported 1 question(s) from files.xml as drafts." in texts(at)
+    at.selectbox(key="rv_source").select("import").run()
+    assert not at.exception
+    shown = list(_elements(at.main))
+    assert any(type(e).__name__ == "Image" for e in shown), "the picture is drawn"
+    assert any("the notes" in b.label for b in at.get("download_button")), "the document can be opened"
+
+
+def _elements(node):
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from _elements(child)

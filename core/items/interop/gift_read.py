@@ -1,18 +1,15 @@
 """Reading a GIFT file as Moodle's importer does (see ``gift``)."""
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
 import json
 import math
-import mimetypes
 import re
 import urllib.parse
 from decimal import Decimal, InvalidOperation
 from typing import Optional
 
-from core.items.interop import safety
+from core.items.interop import data_uri, safety
 from core.items.interop.gift_syntax import (
     _BLANK,
     _FORMATS,
@@ -41,6 +38,7 @@ from core.items.interop.model import (
     ReadResult,
     Skipped,
 )
+from core.items.interop.moodle_xml_media import outside_media
 from core.items.interop.text import from_html, tex_to_dollars, tidy_text
 
 
@@ -88,17 +86,13 @@ class _Context:
 
     def image(self, src: str) -> Optional[str]:
         """A picture in the text: kept when the file holds it (a data: address), else left out with a note."""
-        m = re.match(r"data:([\w.+-]+/[\w.+-]+)?((?:;[^,;]*)*),(.*)", src, re.S)
-        if m and ";base64" in m[2].lower():
-            try:
-                body = base64.b64decode(re.sub(r"\s+", "", m[3]), validate=True)
-            except (binascii.Error, ValueError):
+        if src.startswith("data:"):
+            decoded = data_uri.decode(src)
+            if decoded is None:
                 self.note("a picture written into the text could not be decoded and was left out")
                 return None
-            mime = (m[1] or "application/octet-stream").lower()
-            named = re.search(r";name=([^;,]+)", m[2])       # the file's name, where the writer gave it
-            name = (urllib.parse.unquote(named[1]) if named else
-                    f"picture{len(self.media) + 1}{mimetypes.guess_extension(mime) or '.bin'}")
+            mime, body, name = decoded
+            name = name or f"picture{len(self.media) + 1}{data_uri.extension(mime)}"
             self.media.append(Media(name, mime, body))
             return name
         shown = urllib.parse.unquote(src.split("?")[0].rstrip("/").rsplit("/", 1)[-1]) or src
@@ -266,6 +260,10 @@ def _ours(text: str, fmt: str, ctx: _Context) -> str:
     """A text of the file in our form: HTML read as HTML, the other formats kept as written (maths as $...$)."""
     if not text:
         return ""
+    if fmt == "html" or (fmt == "moodle" and _LOOKS_HTML.search(text)):
+        for url in outside_media(text):
+            ctx.note(f"the text links to {url}, which is not in the file; the link was left out: add the picture "
+                     f"or sound before approving the question")
     if fmt == "html":
         return from_html(text, image_name=ctx.image)[0]
     if fmt == "moodle" and _LOOKS_HTML.search(text):

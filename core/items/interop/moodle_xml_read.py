@@ -14,16 +14,16 @@ import binascii
 import codecs
 import html
 import json
-import mimetypes
 import posixpath
 import re
 import urllib.parse
 from typing import Optional
 from xml.etree.ElementTree import Element, tostring
 
-from core.items.interop import safety
+from core.items.interop import data_uri, safety
 from core.items.interop.model import (CHOICE, ESSAY, MULTI, NUMERIC, SHORT, Choice, InteropError, Media,
                                       NumericAnswer, Question, ReadResult, Skipped)
+from core.items.interop.moodle_xml_media import mime_of, outside_media, players_as_pictures
 from core.items.interop.moodle_xml_write import (ALL_GRADES, FORMAT, GRADE_SLACK, KEYWORDS_PREFIX, MOODLE_NUMBER,
                                                  PLUGINFILE, TAG_PREFIX)
 from core.items.interop.text import from_html, tex_to_dollars, tidy_text
@@ -486,7 +486,7 @@ class _QuestionReader:
         while True:
             existing = next((m for m in self.media if m.name == name), None)
             if existing is None:
-                self.media.append(Media(name, _mime(name, data), data))
+                self.media.append(Media(name, mime_of(name, data), data))
                 return name
             if existing.data == data:
                 return name
@@ -509,7 +509,9 @@ class _QuestionReader:
         if fmt in ("plain_text", "moodle_auto_format", "wiki_like"):
             paragraphs = [p for p in re.split(r"\n\s*\n", raw.replace("\r\n", "\n").strip()) if p.strip()]
             raw = "".join(f"<p>{p.strip().replace(chr(10), '<br/>')}</p>" for p in paragraphs)
-        raw = _players_as_pictures(raw)
+        for url in outside_media(raw, players=False):      # a player becomes a picture, noted when missing
+            self.notes.append(f"the text links to {url}, which is not in the file; the link was left out")
+        raw = players_as_pictures(raw)
         missing: list[str] = []
 
         def image_name(src: str) -> Optional[str]:
@@ -534,16 +536,11 @@ class _QuestionReader:
                 return rel
             return None
         if src.startswith("data:"):
-            m = re.match(r"data:([\w.+-]+/[\w.+-]+)?(;[^,]*)?,(.*)$", src, re.S)
-            if not m or "base64" not in (m[2] or ""):
+            decoded = data_uri.decode(src)
+            if decoded is None:
                 return None
-            try:
-                data = base64.b64decode("".join(m[3].split()), validate=True)
-            except (binascii.Error, ValueError):
-                return None
-            ext = mimetypes.guess_extension(m[1] or "") or ".bin"
             count = sum(1 for x in self.media if x.name.startswith("picture-")) + 1
-            return self.add_media(f"picture-{count}{ext}", data)
+            return self.add_media(decoded[2] or f"picture-{count}{data_uri.extension(decoded[0])}", decoded[1])
         bare = urllib.parse.unquote(src.split("?")[0])
         if any(m.name == bare for m in self.media):
             return bare
@@ -554,41 +551,9 @@ class _QuestionReader:
             self.notes.append("the text has dollar signs, which here mark maths; check that they read as meant")
 
 
-def _players_as_pictures(raw: str) -> str:
-    """Sounds and films (<audio>, <video>, links to the question's files) as pictures, so the text names them."""
-    def player(m: re.Match) -> str:
-        src = re.search(r"""\bsrc\s*=\s*(["'])(.*?)\1""", m[2] or "", re.S) or \
-            re.search(r"""<source\b[^>]*\bsrc\s*=\s*(["'])(.*?)\1""", m[3] or "", re.S)
-        if not src:
-            return m[0]
-        title = re.search(r"""\btitle\s*=\s*(["'])(.*?)\1""", m[2] or "", re.S)
-        alt = html.unescape(title[2]) if title else ""
-        return f'<img src="{src[2]}" alt="{html.escape(alt)}"/>'
-    raw = re.sub(r"<(audio|video)\b([^>]*)>(.*?)</\1\s*>", player, raw, flags=re.S | re.I)
-
-    def link(m: re.Match) -> str:
-        inner = html.unescape(re.sub(r"<[^>]+>", "", m[3])).strip()
-        return f'<img src="{m[2]}" alt="{html.escape(inner)}"/>'
-    return re.sub(r"""<a\b[^>]*\bhref\s*=\s*(["'])(@@PLUGINFILE@@/[^"']*)\1[^>]*>(.*?)</a\s*>""", link, raw,
-                  flags=re.S | re.I)
-
-
 def _snap(fraction: float) -> float:
     """A mark Moodle means as one of its own (0.3333333 is a third) as that exact value; others as they are."""
     for g in ALL_GRADES:
         if abs(fraction - g) < GRADE_SLACK:
             return g
     return fraction
-
-
-def _mime(name: str, data: bytes) -> str:
-    guessed = mimetypes.guess_type(name)[0]
-    if guessed:
-        return guessed
-    for magic, mime in ((b"\x89PNG", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"),
-                        (b"ID3", "audio/mpeg"), (b"OggS", "audio/ogg"), (b"RIFF", "audio/wav")):
-        if data.startswith(magic):
-            return mime
-    if data.lstrip()[:5] in (b"<svg ", b"<?xml") and b"<svg" in data[:2048]:
-        return "image/svg+xml"
-    return "application/octet-stream"

@@ -9,9 +9,12 @@ reason a teacher can act on. The key comes from the response declaration
 (correct response, mapping) and from the response processing, whether it is
 a standard template (match_correct, map_response) or written out
 (``qti-equal`` with its tolerance, ranges, string matches, one branch per
-accepted answer). Feedback, wherever it sits (modal, block or inline), is
-matched to options, accepted answers, right/wrong answers and hints where it
-can be, and is otherwise kept as the explanation.
+accepted answer). Feedback is matched to what it is for by ``qti_feedback``.
+
+The stem is what a student sees: a shared passage (stimulus) the package
+holds comes first; pictures, sounds and films (files of the package, or
+pictures written in as ``data:`` addresses) are kept with the question and
+named in its text; text for screen readers only is left out.
 
 ``qti.read`` opens files and packages and hands each item here with its
 tags already plain QTI 3.0 names (QTI 2.x items renamed).
@@ -27,15 +30,21 @@ import urllib.parse
 from typing import Optional, Union
 from xml.etree.ElementTree import Element
 
-from core.items.interop import text
-from core.items.interop.model import (CHOICE, ESSAY, MULTI, NUMERIC, SHORT, Choice, Media, NumericAnswer, Question,
-                                      Skipped)
-from core.items.interop.qti import (MARKING_POINTS_CLASS, UNITS_CLASS, UNSUPPORTED, Branch, branches, child,
-                                    children, resolve, snap, text_of)
+from core.items.interop import data_uri, safety, text
+from core.items.interop.model import (CHOICE, ESSAY, MULTI, NUMERIC, SHORT, Choice, InteropError, Media,
+                                      NumericAnswer, Question, Skipped)
+from core.items.interop.qti import (UNITS_CLASS, UNSUPPORTED, Branch, branches, child, children, normalise, resolve,
+                                    snap, text_of)
+from core.items.interop.qti_feedback import FeedbackReader
 
 _BLANK = "\ue000"                         # where a text box sits in a sentence, while the stem is read
 _VOID = {"img", "br", "hr", "col", "area", "wbr", "source", "track", "param", "embed", "input"}
 _SUPPORTED = ("qti-choice-interaction", "qti-text-entry-interaction", "qti-extended-text-interaction")
+_HIDDEN = "qti-visually-hidden"           # text for screen readers only: not part of the question as shown
+# a TeX annotation written with its delimiters ("\\[e^2\\]", "$x$", or "[e^2]" by tools that drop the backslashes)
+_DELIMITED = re.compile(r"\s*(?:\\\[((?:(?!\\\]).)*)\\\]|\\\(((?:(?!\\\)).)*)\\\)"      # \[ \]  \( \)
+                        r"|\$\$([^$]*)\$\$|\$([^$]*)\$|\[([^\[\]]*)\])\s*\Z", re.S)    # $$ $$  $ $  [ ]
+_TEX = ("application/x-tex", "tex", "latex", "application/x-latex", "text/x-tex")
 
 
 def _float(value: Optional[str]) -> Optional[float]:
@@ -55,7 +64,7 @@ class _Skip(Exception):
     """The item cannot become a question; the message says why, for the teacher."""
 
 
-class ItemReader:
+class ItemReader(FeedbackReader):
     """Reads one item (tags already plain QTI 3.0 names) found at ``path`` in a package's ``members``.
 
     ``depends`` are the package files the manifest says the item needs; its
@@ -95,9 +104,28 @@ class ItemReader:
             self.media.append(Media(name, mime, self.members[path]))
         return self.names[path]
 
-    def image_name(self, src: str) -> Optional[str]:
-        if not src or src.startswith("data:"):
+    def data_name(self, src: str) -> Optional[str]:
+        """A picture written into the text as a data: address, kept as a file of the question."""
+        decoded = data_uri.decode(src)
+        if decoded is None:
+            self.notes.append("a picture written into the text could not be read; it was left out")
             return None
+        mime, body, name = decoded
+        wanted = name or f"picture-{sum(1 for m in self.media if m.name.startswith('picture-')) + 1}" \
+                         f"{data_uri.extension(mime)}"
+        name, n = wanted, 1
+        while name in self.names.values() or any(m.name == name for m in self.media):
+            n += 1
+            stem, dot, ext = wanted.rpartition(".")
+            name = f"{stem}-{n}.{ext}" if dot else f"{wanted}-{n}"
+        self.media.append(Media(name, mime, body))
+        return name
+
+    def image_name(self, src: str) -> Optional[str]:
+        if not src:
+            return None
+        if src.startswith("data:"):
+            return self.data_name(src)
         path = resolve(self.base, src) if self.path is not None else None
         if path and path in self.members:
             return self.media_name(path)
@@ -129,7 +157,7 @@ class ItemReader:
     def _html(self, el: Element, out: list[str], skip_inline_feedback: bool) -> None:
         tag = el.tag if isinstance(el.tag, str) else ""
         classes = (el.get("class") or "").split()
-        if not tag:
+        if not tag or _HIDDEN in classes:
             pass
         elif tag in ("qti-feedback-block", "qti-modal-feedback", "qti-catalog-info", "qti-stylesheet",
                      "qti-end-attempt-interaction") or UNITS_CLASS in classes \
@@ -145,8 +173,8 @@ class ItemReader:
             prompt = child(el, "qti-prompt")
             if prompt is not None:
                 out.append("<div>" + self.html(prompt) + "</div>")
-        elif tag == "object" and (el.get("type") or "").startswith("image/") and el.get("data"):
-            out.append(f'<img src="{html.escape(el.get("data"))}" alt="{html.escape(text_of(el).strip())}"/>')
+        elif tag in ("audio", "video", "object"):
+            out.append(self._player(el, skip_inline_feedback))
         elif tag.startswith("qti-"):
             out.append(self.html(el, skip_inline_feedback=skip_inline_feedback))
         else:
@@ -157,6 +185,43 @@ class ItemReader:
                 out.append(f"<{tag}{attrs}>{self.html(el, skip_inline_feedback=skip_inline_feedback)}</{tag}>")
         if el.tail:
             out.append(html.escape(el.tail, quote=False))
+
+    def _player(self, el: Element, skip_inline_feedback: bool) -> str:
+        """A picture, sound or film (<object>, <audio>, <video>) as a picture the text names; other objects
+        as the words they hold for players that cannot show them."""
+        src = el.get("data") if el.tag == "object" else (
+            el.get("src") or next((s.get("src") for s in el.iter("source") if s.get("src")), None))
+        kind = (el.get("type") or mimetypes.guess_type((src or "").split("?")[0])[0] or "").split("/")[0]
+        if el.tag == "object" and src and src.startswith("data:"):
+            kind = (data_uri.decode(src) or ("",))[0].split("/")[0]
+        if not src or (el.tag == "object" and kind not in ("image", "audio", "video")):
+            return self.html(el, skip_inline_feedback=skip_inline_feedback) if el.tag == "object" else ""
+        alt = el.get("title") or el.get("alt") or " ".join(text_of(el).split())     # or the words shown instead
+        return f'<img src="{html.escape(src)}" alt="{html.escape(alt)}"/>'
+
+    def passages(self) -> list[str]:
+        """The text of the shared passages (stimuli) the item refers to and the package holds, its pictures
+        kept; a passage that cannot be brought in is noted."""
+        found = []
+        for ref in children(self.root, "qti-assessment-stimulus-ref"):
+            path = resolve(self.base, ref.get("href") or "") if self.path is not None else None
+            body = None
+            if path and path in self.members:
+                try:
+                    passage = safety.parse_xml(self.members[path], f"the passage '{path}'")
+                    normalise(passage)
+                    body = child(passage, "qti-stimulus-body")
+                except InteropError:
+                    body = None
+            if body is None:
+                self.notes.append("the shared passage (stimulus) it refers to was not brought in")
+                continue
+            item_base, self.base = self.base, posixpath.dirname(path)        # its pictures are beside it
+            try:
+                found.append(self.our_text(self.html(body)))
+            finally:
+                self.base = item_base
+        return found
 
     def our_text(self, markup: str) -> str:
         return text.from_html(markup, image_name=self.image_name)[0]
@@ -184,6 +249,7 @@ class ItemReader:
 
     def _read(self) -> Question:
         root = self.root
+        _tidy_annotations(root)
         body = child(root, "qti-item-body")
         if body is None:
             raise _Skip("it has no question body; it was left out.")
@@ -202,8 +268,6 @@ class ItemReader:
         if root.findall("qti-template-processing"):
             raise _Skip("it makes its numbers at random each time it is shown (QTI template processing), "
                         "which cannot be brought in; bring it in as a fixed question instead.")
-        if root.findall("qti-assessment-stimulus-ref"):
-            self.notes.append("the shared passage (stimulus) it refers to was not brought in")
         self.resp_id = box.get("response-identifier") or ""
         self.decl = next((d for d in root.iter("qti-response-declaration")
                           if d.get("identifier") == self.resp_id), None)
@@ -247,7 +311,7 @@ class ItemReader:
         units = next((e for e in body.iter() if UNITS_CLASS in (e.get("class") or "").split()), None)
         if units is not None and q.kind == NUMERIC:
             q.units = text_of(units).strip() or None
-        q.stem = self.stem(body)
+        q.stem = "\n\n".join(p for p in (*self.passages(), self.stem(body)) if p)
         self.read_rubric(q, body)
         self.read_feedback(q, body, hint_ids)
         self.collect_media()
@@ -502,90 +566,19 @@ class ItemReader:
         if not any(a.fraction > 0 for a in q.answers):
             raise _Skip("none of its answers earns marks; it was left out.")
 
-    # ---- rubric and feedback
 
-    def read_rubric(self, q: Question, body: Element) -> None:
-        notes = []
-        for rubric in body.iter("qti-rubric-block"):
-            views = (rubric.get("view") or "").split()
-            if "scorer" not in views and "tutor" not in views:
-                continue
-            content = child(rubric, "qti-content-body")
-            content = content if content is not None else rubric
-            for points in [e for e in content.iter("ul") if MARKING_POINTS_CLASS in (e.get("class") or "").split()]:
-                q.keywords += [text_of(li).strip() for li in points.iter("li") if text_of(li).strip()]
-                points.clear()
-                points.tag = "span"
-            part = self.our_text(self.html(content))
-            if part:
-                notes.append(part)
-        q.grader_info = "\n\n".join(notes)
+def _tidy_annotations(root: Element) -> None:
+    """TeX annotations written with their delimiters, as the bare TeX the maths reader expects.
 
-    def read_feedback(self, q: Question, body: Element, hint_ids: set) -> None:
-        roles: dict[str, tuple] = dict(self.answer_feedback)
-        choice_ids = set(self.choice_ids)
-        right_tests = []
-        for branch in self.branches:
-            test = branch.test
-            if test is not None and test.tag == "qti-variable" and test.get("identifier") in hint_ids:
-                for ident in self.feedback_ids(branch):
-                    roles.setdefault(ident, ("hint",))
-            elif test is not None and self.is_right_test(test):
-                right_tests.append(test)
-                for ident in self.feedback_ids(branch):
-                    roles.setdefault(ident, ("correct",))
-            elif test is not None and (self.numeric_test(test) or self.string_test(test)):
-                right_tests.append(test)                 # its else is for answers that earn nothing
-            elif test is None and any(t in right_tests for t in branch.prior):
-                for ident in self.feedback_ids(branch):
-                    roles.setdefault(ident, ("incorrect",))
-        general, hints, right, wrong = [], [], [], []
-        choice_feedback: dict[str, list[str]] = {}
-        in_choice = {id(f) for o in body.iter("qti-simple-choice") for f in o.iter("qti-feedback-inline")}
-        elements = [e for e in body.iter() if e.tag in ("qti-feedback-block", "qti-feedback-inline")]
-        elements += children(self.root, "qti-modal-feedback")
-        for element in elements:
-            if id(element) in in_choice:
+    Some tools wrap the annotation in ``\\[ \\]`` or ``$ $``, or write ``[e^2]`` having dropped the backslashes;
+    a bare ``[...]`` is taken as such delimiters only when the maths it annotates does not itself start with "[".
+    """
+    for semantics in root.iter("semantics"):
+        shown = "".join(text_of(e) for e in semantics if e.tag not in ("annotation", "annotation-xml")).strip()
+        for note in children(semantics, "annotation"):
+            m = _DELIMITED.match(note.text or "")
+            if (note.get("encoding") or "").lower() not in _TEX or not m:
                 continue
-            content = self.content_text(element)
-            if not content:
-                continue
-            if (element.get("show-hide") or "show").lower() == "hide":
-                self.notes.append("feedback shown only when a condition does not hold was left out")
-                continue
-            ident = element.get("identifier") or ""
-            plain = re.sub(r"[^A-Z]", "", ident.upper())
-            role = roles.get(ident)
-            if ident in choice_ids:
-                choice_feedback.setdefault(ident, []).append(content)
-            elif "SOLUTION" in plain:                   # a worked solution, even behind a button: the explanation
-                general.append(content)
-            elif plain.startswith("HINT") or (role and role[0] == "hint"):
-                hints.append(content)
-            elif plain in ("CORRECT", "RIGHT", "FEEDBACKCORRECT", "CORRECTFEEDBACK") or role == ("correct",):
-                right.append(content)
-            elif plain in ("INCORRECT", "WRONG", "FEEDBACKINCORRECT", "INCORRECTFEEDBACK") or role == ("incorrect",):
-                wrong.append(content)
-            elif role and role[0] in ("number", "answer"):
-                answer = (q.numbers if role[0] == "number" else q.answers)[role[1]]
-                answer.feedback = "\n\n".join(p for p in (answer.feedback, content) if p)
-            else:
-                general.append(content)
-        for ident, parts in choice_feedback.items():
-            index = self.choice_ids.index(ident)
-            choice = q.choices[index]
-            choice.feedback = "\n\n".join(p for p in (choice.feedback, *parts) if p)
-        q.general_feedback = "\n\n".join(general)
-        q.correct_feedback = "\n\n".join(right)
-        q.incorrect_feedback = "\n\n".join(wrong)
-        q.hints = hints
-
-    def is_right_test(self, test: Element) -> bool:
-        """A test that holds when the answer is right: the key matches, or the score reaches the maximum."""
-        operands = list(test)
-        if test.tag == "qti-match" and len(operands) == 2:
-            return any(self.is_response(o) for o in operands) and any(o.tag == "qti-correct" for o in operands)
-        if test.tag in ("qti-gte", "qti-equal") and len(operands) == 2:
-            names = [o.get("identifier") for o in operands if o.tag == "qti-variable"]
-            return names == ["SCORE", "MAXSCORE"]
-        return False
+            inner = next(g for g in m.groups() if g is not None)
+            if m.group(5) is None or not shown.startswith("["):
+                note.text = inner.strip()

@@ -182,7 +182,7 @@ def from_html(source: str, image_name: Callable[[str], Optional[str]] = None) ->
         reader.parts.append(_math_text(reader.math[0]))
     text = "".join(reader.parts)
     text = re.sub(r"\*\*(\s*)\*\*", r"\1", text)       # bold around nothing
-    return tidy_text(tex_to_dollars(text)), reader.images
+    return tex_to_dollars(tidy_text(text)), reader.images
 
 
 def _default_image_name(src: str) -> Optional[str]:
