@@ -29,7 +29,6 @@ import numpy as np
 import pandas as pd
 
 from core.analytics import irt
-from core.flows.practice import difficulty_logit
 
 UNIT_LEVELS = ("item", "family", "skill", "auto")
 MODELS = ("rasch", "2pl")
@@ -84,6 +83,7 @@ def _declared(frame: pd.DataFrame, units: pd.Series) -> dict[str, float]:
     """Each unit's prior: the mean declared difficulty (as a logit) of its responses' items."""
     if "difficulty_value" not in frame:
         return {}
+    from core.flows.practice import difficulty_logit   # only here: the practice flow is heavy to import
     values = pd.to_numeric(frame["difficulty_value"], errors="coerce")
     logits = values.map(lambda v: difficulty_logit(float(v)) if pd.notna(v) else np.nan)
     means = logits.groupby(units.to_numpy()).mean().dropna()
@@ -110,7 +110,12 @@ def calibrate(frame: pd.DataFrame, model: str = "rasch", unit_level: str = "auto
         raise CalibrationError("there are no responses to calibrate yet; students' answers are the data")
     started = time.perf_counter()
     units = _units(frame, unit_level, min_responses)
-    unit_of_item = dict(zip(frame["item_id"].astype(str), units))
+    # One row per item (a unit is the same for every response to an item): never a loop over the responses.
+    per_item = pd.DataFrame({"item": frame["item_id"].astype(str).to_numpy(dtype=object),
+                             "unit": units.to_numpy(dtype=object),
+                             "family": frame["family"].astype(object).to_numpy() if "family" in frame else None}) \
+        .drop_duplicates("item", keep="last")
+    unit_of_item = dict(zip(per_item["item"].tolist(), per_item["unit"].tolist()))
     try:
         data = irt.ResponseData.from_frame(frame).regroup(unit_of_item)
     except ValueError as exc:
@@ -131,7 +136,7 @@ def calibrate(frame: pd.DataFrame, model: str = "rasch", unit_level: str = "auto
     fit = fit.rename(columns={"item_id": "unit"}) if "item_id" in fit.columns else fit
     out = out.merge(fit[["unit", "infit", "outfit"]], on="unit", how="left")
     out["declared"] = out["unit"].map(declared)
-    kinds = _unit_kinds(frame, units)
+    kinds = _unit_kinds(per_item)
     out["kind"] = out["unit"].map(kinds).fillna("item")
     out = out[["unit", "kind", "difficulty", "se_difficulty", "discrimination", "se_discrimination", "n",
                "p_correct", "infit", "outfit", "declared", "flags"]]
@@ -142,13 +147,11 @@ def calibrate(frame: pd.DataFrame, model: str = "rasch", unit_level: str = "auto
                        iterations=int(params.iterations))
 
 
-def _unit_kinds(frame: pd.DataFrame, units: pd.Series) -> dict[str, str]:
-    """Whether each unit is an item, a family or a skill (what a page needs to label it)."""
-    item = frame["item_id"].astype(str).to_numpy()
-    u = units.to_numpy()
-    family = frame["family"].astype(object).to_numpy() if "family" in frame else np.full(len(u), None)
+def _unit_kinds(per_item: pd.DataFrame) -> dict[str, str]:
+    """Whether each unit is an item, a family or a skill (what a page needs to label it), from one row per item."""
+    item, u, family = per_item["item"].to_numpy(), per_item["unit"].to_numpy(), per_item["family"].to_numpy()
     kinds = np.where(u == item, "item", np.where(u == family, "family", "skill"))
-    return dict(zip(u, kinds))
+    return dict(zip(u.tolist(), kinds.tolist()))
 
 
 def level_order(parameters: pd.DataFrame) -> pd.DataFrame:
