@@ -237,7 +237,7 @@ def show_sitting(view: dict) -> None:
             questions.append(q)
             with st.container(border=True):
                 st.markdown(f"**Question {question_label(q)}** · {q['marks']} mark{'s' if q['marks'] != 1 else ''}")
-                shared.stem(q["stem"], q.get("media"))
+                shared.stem(q["stem"], shared.media_of(q))
                 shared.figure(q)
                 answer_widget(sid, q, saved, view.get("readings") or {}, view.get("versions") or {})
     watch_clock(sid)   # after the boxes: they have caught up with the server's answers in this run

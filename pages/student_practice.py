@@ -113,7 +113,7 @@ def show_practice(view: dict) -> None:
     if view["stage"] == "question":
         q = view["question"]
         st.subheader(f"Question {q['number']}")
-        shared.stem(q["stem"], q.get("media"))
+        shared.stem(q["stem"], shared.media_of(q))
         shared.figure(q)
         st.caption(f"{q['marks']} mark{'s' if q['marks'] != 1 else ''}")
         if view.get("rationale"):
@@ -219,7 +219,7 @@ def show_lesson(view: dict) -> None:
                 if example.get("explanation"):
                     shared.stem(example["explanation"])
         st.markdown("**Check your understanding**")
-        shared.stem(card["question"]["stem"], card["question"].get("media"))
+        shared.stem(card["question"]["stem"], shared.media_of(card["question"]))
         fb = view.get("feedback")
         if stage in ("question", "retry"):
             if fb:

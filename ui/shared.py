@@ -20,7 +20,7 @@ from core.flows.base import Runner
 from core.flows.registry import make_runner
 from core.llm import LLMClient, LLMSettings, LLMStatus, llm_status, settings_fingerprint
 from core.marking import right_options
-from core.store import Store, StoreError, default_db_path
+from core.store import Store, StoreError, default_db_path, repo
 from core.store.db import problem_kind, public_message, storage_error
 from core.workbench import Workbench, open_workbench
 
@@ -215,6 +215,15 @@ def stem(text: str, media: Optional[list] = None) -> None:
         last = ref.end()
     if text[last:].strip():
         st.markdown(text[last:])
+
+
+def media_of(question: dict[str, Any]) -> list[dict]:
+    """The files of a question as a page shows it: a student's view names them, the item holds them."""
+    media = question.get("media") or []
+    if media and any("data" not in m for m in media) and question.get("id"):
+        row = repo.get_item(workbench().store, question["id"])
+        media = (row or {}).get("media") or []
+    return media
 
 
 def _media(file: Optional[dict], alt: str) -> None:

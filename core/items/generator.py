@@ -132,7 +132,9 @@ class Item:
         if self.diagram:
             view["diagram"] = self.diagram   # the labelled figure the question refers to
         if self.media:
-            view["media"] = list(self.media)  # pictures and sounds that came with an imported question
+            # The pictures and sounds that came with an imported question, by name: the view is stored with
+            # every session step, so the files themselves are read from the item when the page shows them.
+            view["media"] = [{"name": m["name"], "mime": m.get("mime")} for m in self.media]
         return view
 
 

@@ -25,14 +25,18 @@ TEACHER = {"role": "teacher", "user": "teacher", "name": "Teacher"}
 _names = itertools.count(1)
 
 
+PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+
+
 def choose_several(item_id: str, marks: int = 2, outcome: str = OUTCOME, key: str = "B, D",
-                   fractions: Optional[list] = None):
+                   fractions: Optional[list] = None, picture: bool = False):
     """A choose-several question as the importer stores it (Moodle's 50 / 50 / -100 weights)."""
     from core.items.generator import Item
     return Item(
         id=item_id, blueprint_id=None, blueprint_version=None, blueprint_hash="", source="import", seed="",  # type: ignore[arg-type]
         difficulty_level="medium", difficulty_value=0.5, item_type="multiple_response",
-        stem=f"Which of these numbers are odd? ({item_id})", options=list(OPTIONS),
+        stem=f"Which of these numbers are odd? ({item_id})" + ("\n\n![a number line](line.png)" if picture else ""),
+        media=[{"name": "line.png", "mime": "image/png", "data": PNG}] if picture else [], options=list(OPTIONS),
         option_strategies=[None, None, None, None], options_shuffled=False, correct_answer=key, correct_index=None,
         answer_value=key, accepted_answers=[], misconceptions={},
         explanation="An odd number leaves 1 when it is divided by 2.", hints=[], answer_type="string", units=None,
@@ -61,7 +65,7 @@ def db(tmp_path_factory):
     store = Store(path)
     create_class(store, APPROVED_CLASS, "Approved only", "Mathematics", "Nat 5", approved_items_only=True)
     create_class(store, OPEN_CLASS, "Open", "Mathematics", "Nat 5")
-    repo.insert_items(store, [choose_several("imp_odd_practice")], status="approved")
+    repo.insert_items(store, [choose_several("imp_odd_practice", picture=True)], status="approved")
     repo.insert_items(store, [choose_several("imp_odd_review")], status="draft")
     store.close()
     yield path
@@ -77,6 +81,12 @@ def new_student(class_code: str) -> dict:
     name = f"Tick {next(_names)} {os.getpid()}"
     sid = add_student(shared._open(os.environ["WORKBENCH_DB"]).store, class_code, name)
     return {"role": "student", "user": sid, "name": name, "class_code": class_code}
+
+
+def _elements(node):
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from _elements(child)
 
 
 def tick(at, key: str, letters: str):
@@ -108,6 +118,9 @@ def practise(at, letters: str) -> dict:
     q = pick_question(sid)
     key = f"pa_{sid}_{q['id']}"
     assert q["id"] == "imp_odd_practice" and q["choose_several"] is True
+    # the stored view names the picture; the page reads the file from the item
+    assert q["media"] == [{"name": "line.png", "mime": "image/png"}]
+    assert any(type(e).__name__ == "Image" for e in _elements(at.main))
     shown = texts(at)
     assert "Choose all the right answers." in shown
     labels = [at.checkbox(key=f"{key}__tick{k}").label for k in range(len(OPTIONS))]
