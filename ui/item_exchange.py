@@ -40,9 +40,8 @@ def show(store: Any, library: Any, items: list[dict], flash_key: str) -> None:
             label = st.selectbox("Format", list(FORMATS), key="rv_export_format")
             fmt = FORMATS[label]
             if st.button("Prepare the file", key="rv_export", disabled=not items):
-                rows = [repo.get_item(store, it["id"]) or it for it in items]
                 try:
-                    made = export_items([repo.row_to_item(r) for r in rows], fmt,
+                    made = export_items([repo.row_to_item(r) for r in items], fmt,   # the queue's rows are whole
                                         option_feedback=distractor_feedback(library), draw=diagram_file)
                 except InteropError as exc:
                     st.error(str(exc))

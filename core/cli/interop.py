@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
-from core.cli.common import EXIT_INVALID, CommandError, add_command, open_workbench, print_json
 
-FORMATS = ("qti3", "moodle-xml", "gift")
+from core.cli.common import EXIT_INVALID, CommandError, add_command, open_workbench, print_json
+from core.items.interop.model import FORMATS, STATUSES
 
 
 def _write_file(out: Path, data: bytes) -> Path:
@@ -14,12 +13,10 @@ def _write_file(out: Path, data: bytes) -> Path:
         raise CommandError(f"--out {out} is a folder; give a file name, e.g. {out / 'questions.xml'}")
     if not out.parent.exists():
         raise CommandError(f"the folder {out.parent} does not exist; create it or choose another --out")
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    from core.store.export import write_whole
     try:
-        tmp.write_bytes(data)
-        os.replace(tmp, out)
+        write_whole(data, out)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise CommandError(f"cannot write {out}: {exc.strerror or exc}; choose another --out") from None
     return out.resolve()
 
@@ -83,8 +80,7 @@ def add_parsers(sub) -> None:
                          "cannot hold are listed as skipped, with the reason.")
     p.add_argument("--format", required=True, choices=FORMATS, help="qti3 (a .zip package), moodle-xml or gift")
     p.add_argument("--out", required=True, metavar="PATH", help="the file to write")
-    p.add_argument("--status", default="approved",
-                   choices=("approved", "draft", "rejected", "withdrawn", "retired", "any"),
+    p.add_argument("--status", default="approved", choices=STATUSES,
                    help="which items (default: approved)")
     p.add_argument("--skill", default=None, metavar="ID", help="only items practising this skill")
     p.add_argument("--title", default="Workbench questions", help="the title the package or file carries")

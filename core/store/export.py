@@ -66,14 +66,19 @@ def rows_csv_bytes(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> byte
     return (BOM + out.getvalue()).encode("utf-8")
 
 
-def write_csv(frame: pd.DataFrame, path: Union[str, Path]) -> Path:
-    """Write ``frame`` to ``path`` as ``csv_bytes`` does; the file appears whole or not at all."""
+def write_whole(data: bytes, path: Union[str, Path]) -> Path:
+    """Write an exported file so that it appears whole or not at all (a reader never sees half of it)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(csv_bytes(frame))
+        tmp.write_bytes(data)
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)
         raise
     return path
+
+
+def write_csv(frame: pd.DataFrame, path: Union[str, Path]) -> Path:
+    """Write ``frame`` to ``path`` as ``csv_bytes`` does; the file appears whole or not at all."""
+    return write_whole(csv_bytes(frame), path)

@@ -7,11 +7,10 @@ from typing import Callable, Iterable, Optional
 
 from core.items.generator import Item
 from core.items.interop.convert import item_to_question
-from core.items.interop.model import FORMATS, InteropError, Question, Skipped
+from core.items.interop.model import FORMATS, STATUSES, InteropError, Question, Skipped
 from core.store import Store, repo
 
 MODULES = {"qti3": "qti", "moodle-xml": "moodle_xml", "gift": "gift"}
-STATUSES = ("approved", "draft", "rejected", "withdrawn", "retired", "any")
 PAGE = 1000
 
 

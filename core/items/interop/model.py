@@ -28,6 +28,7 @@ ESSAY = "essay"                 # marked by a teacher
 KINDS = (CHOICE, MULTI, NUMERIC, SHORT, ALGEBRAIC, ESSAY)
 
 FORMATS = ("qti3", "moodle-xml", "gift")
+STATUSES = ("approved", "draft", "rejected", "withdrawn", "retired", "any")    # which items an export takes
 
 
 class InteropError(ValueError):
