@@ -28,6 +28,57 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "workbench.duckdb"
 
 
+# --- PostgreSQL: one throwaway cluster per test process, a fresh database per test ------------------------
+BACKENDS = ["duckdb", "postgresql"]
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """A running PostgreSQL cluster, or a skip saying why there is none (CI always has one: .ci/run installs it)."""
+    from tests.pg_cluster import start_cluster, unavailable_reason
+    reason = unavailable_reason()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL tests cannot run in CI: {reason}")
+        pytest.skip(f"PostgreSQL tests skipped: {reason}")
+    cluster = start_cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_cluster) -> str:
+    """The name of a database with every migration applied, copied for each test (far quicker than migrating)."""
+    from core.store import Store
+    url = pg_cluster.create_database(prefix="template")
+    Store(url).close()
+    return url.rsplit("/", 1)[1]
+
+
+@pytest.fixture
+def pg_url(pg_cluster, pg_template) -> str:
+    """A fresh, migrated PostgreSQL database of its own for one test; dropped after it."""
+    url = pg_cluster.create_database(template=pg_template)
+    yield url
+    pg_cluster.drop_database(url)
+
+
+def backend_target(request, tmp_path: Path):
+    """``db_path`` for a test parametrised over BACKENDS: a DuckDB file, or a PostgreSQL URL.
+
+    Tests marked ``duckdb_only`` (files, locks, snapshots) run on the file alone.
+    """
+    if request.param == "duckdb":
+        return tmp_path / "workbench.duckdb"
+    if request.node.get_closest_marker("duckdb_only"):
+        pytest.skip("about the DuckDB file itself")
+    return request.getfixturevalue("pg_url")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "duckdb_only: a test of the DuckDB file itself (locks, snapshots, damage)")
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Close DuckDB connections still open (cached app resources) so the run ends cleanly."""
     import gc

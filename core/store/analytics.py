@@ -16,11 +16,17 @@ import duckdb
 import pandas as pd
 
 from core.store.db import Store
+from core.store.dialect import dialect_of
 
-ITEM_UNITS = """SELECT id, blueprint_id, difficulty_level, difficulty_value,
+ID_CHUNK = 5000
+
+def _item_units(store: Store) -> str:
+    """Each item's units: its family (blueprint|level), skill and first outcome."""
+    outcome = dialect_of(store).json_text("outcome_ids", 0)
+    return f"""SELECT id, blueprint_id, difficulty_level, difficulty_value,
         CASE WHEN blueprint_id IS NULL THEN NULL ELSE blueprint_id || '|' || difficulty_level END AS family,
-        coalesce(blueprint_id, json_extract_string(outcome_ids, '$[0]'), id) AS skill,
-        json_extract_string(outcome_ids, '$[0]') AS outcome_id, subject, level, source, item_type FROM items"""
+        coalesce(blueprint_id, {outcome}, id) AS skill,
+        {outcome} AS outcome_id, subject, level, source, item_type FROM items"""
 
 
 def _filters(class_code: Optional[str], subject: Optional[str], level: Optional[str],
@@ -53,8 +59,8 @@ def responses(store: Store, class_code: Optional[str] = None, subject: Optional[
     """
     where, params = _filters(class_code, subject, level, student, blueprint_id=blueprint_id, item_type=item_type)
     sql = f"""
-        WITH i AS ({ITEM_UNITS})
-        SELECT r.student, r.item_id, r.session_id, s.kind, CAST(r.correct AS TINYINT) AS correct,
+        WITH i AS ({_item_units(store)})
+        SELECT r.student, r.item_id, r.session_id, s.kind, CAST(r.correct AS SMALLINT) AS correct,
                r.score, r.max_score, r.answer, r.created_at, i.blueprint_id, i.difficulty_level, i.difficulty_value,
                i.family, i.skill, i.outcome_id, i.subject, i.level, i.source, i.item_type
         FROM responses r JOIN i ON i.id = r.item_id LEFT JOIN sessions s ON s.id = r.session_id
@@ -81,11 +87,11 @@ def unit_statistics(store: Store, class_code: Optional[str] = None, by: str = "f
         criterion = "(SELECT student, theta AS c FROM abilities WHERE calibration_id = ?)"
         c_params = [run["id"]]
     else:
-        criterion = "(SELECT student, avg(CAST(correct AS DOUBLE)) AS c FROM responses WHERE attempt = 1 GROUP BY 1)"
+        criterion = "(SELECT student, avg(CAST(correct AS DOUBLE PRECISION)) AS c FROM responses WHERE attempt = 1 GROUP BY 1)"
         c_params = []
     sql = f"""
-        WITH i AS ({ITEM_UNITS}),
-        a AS (SELECT {unit} AS unit, CAST(r.correct AS DOUBLE) AS x, k.c,
+        WITH i AS ({_item_units(store)}),
+        a AS (SELECT {unit} AS unit, CAST(r.correct AS DOUBLE PRECISION) AS x, k.c,
                      percent_rank() OVER (PARTITION BY {unit} ORDER BY k.c) AS pr
               FROM responses r JOIN i ON i.id = r.item_id JOIN {criterion} k ON k.student = r.student
               WHERE {where})
@@ -101,13 +107,13 @@ def skill_mastery_summary(store: Store, class_code: str, below: float) -> pd.Dat
     """Per skill, from the stored mastery scores of a class: n_students, mean_mastery, share_below
     (share of students under ``below``), n_responses (the class's practice answers on it)."""
     sql = f"""
-        WITH i AS ({ITEM_UNITS}),
+        WITH i AS ({_item_units(store)}),
         answers AS (SELECT i.skill, count(*) AS n_responses FROM responses r JOIN i ON i.id = r.item_id
                     JOIN sessions s ON s.id = r.session_id AND s.kind = 'practice'
                     WHERE r.student IN (SELECT student FROM roster WHERE class_code = ?) GROUP BY 1)
         SELECT m.skill, count(*) AS n_students, avg(m.score) AS mean_mastery,
                avg(CASE WHEN m.score < ? THEN 1.0 ELSE 0.0 END) AS share_below,
-               coalesce(any_value(a.n_responses), 0) AS n_responses
+               coalesce(max(a.n_responses), 0) AS n_responses
         FROM mastery m LEFT JOIN answers a ON a.skill = m.skill
         WHERE m.student IN (SELECT student FROM roster WHERE class_code = ?)
         GROUP BY m.skill ORDER BY mean_mastery, m.skill"""
@@ -120,7 +126,7 @@ def activity(store: Store, class_code: Optional[str] = None, subject: Optional[s
     where, params = _filters(class_code, subject, level)
     sql = f"""
         SELECT CAST(r.created_at AS DATE) AS day, count(*) AS responses, count(DISTINCT r.student) AS students,
-               avg(CAST(r.correct AS DOUBLE)) AS accuracy
+               avg(CAST(r.correct AS DOUBLE PRECISION)) AS accuracy
         FROM responses r JOIN items i ON i.id = r.item_id
         WHERE {where} GROUP BY 1 ORDER BY 1"""
     return store.query_df(sql, params)
@@ -136,7 +142,7 @@ def student_summary(store: Store, class_code: Optional[str] = None, subject: Opt
     roster_params = [class_code] if class_code is not None else []
     sql = f"""
         WITH stats AS (
-            SELECT r.student, count(*) AS responses, avg(CAST(r.correct AS DOUBLE)) AS accuracy,
+            SELECT r.student, count(*) AS responses, avg(CAST(r.correct AS DOUBLE PRECISION)) AS accuracy,
                    count(DISTINCT r.session_id) AS sessions, max(r.created_at) AS last_active
             FROM responses r JOIN items i ON i.id = r.item_id
             WHERE {where} GROUP BY 1)
@@ -165,19 +171,25 @@ def items(store: Store, item_ids: Optional[list[str]] = None, blueprint_id: Opti
     if blueprint_id is not None:
         where.append("i.blueprint_id = ?")
         params.append(blueprint_id)
-    join = ""
-    if item_ids is not None:
-        if not item_ids:
-            return _empty_items()
-        join = "JOIN (SELECT unnest(?) AS id) wanted ON wanted.id = i.id"
-        params.insert(0, list(item_ids))
     sql = f"""
-        WITH u AS ({ITEM_UNITS})
+        WITH u AS ({_item_units(store)})
         SELECT i.id AS item_id, i.blueprint_id, i.difficulty_level, i.difficulty_value, u.family, u.skill,
                i.item_type, i.stem, i.options, i.option_strategies, i.correct_index,
                i.answer_key, i.params, i.misconceptions, i.subject, i.level, i.source
-        FROM items i JOIN u ON u.id = i.id {join} {('WHERE ' + ' AND '.join(where)) if where else ''}"""
-    frame = store.query_df(sql, params)
+        FROM items i JOIN u ON u.id = i.id"""
+    if item_ids is None:
+        frame = store.query_df(sql + (" WHERE " + " AND ".join(where) if where else ""), params)
+    else:
+        wanted = list(dict.fromkeys(item_ids))
+        if not wanted:
+            return _empty_items()
+        # In chunks: both engines bind at most some tens of thousands of parameters per statement.
+        parts = []
+        for start in range(0, len(wanted), ID_CHUNK):
+            chunk = wanted[start:start + ID_CHUNK]
+            clause = " AND ".join(where + [f"i.id IN ({', '.join('?' for _ in chunk)})"])
+            parts.append(store.query_df(f"{sql} WHERE {clause}", params + chunk))
+        frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     for col in ("options", "option_strategies", "params", "misconceptions"):
         frame[col] = [json.loads(v) if isinstance(v, str) else v for v in frame[col]]
     return frame
@@ -201,11 +213,11 @@ def exam_results(store: Store, class_code: Optional[str] = None, subject: Option
         params.append(class_code)
     for name, value in (("subject", subject), ("level", level)):
         if value is not None:
-            where.append(f"json_extract_string(s.config, '$.{name}') = ?")
+            where.append(f"{dialect_of(store).json_text('s.config', name)} = ?")
             params.append(value)
     sql = f"""
-        SELECT s.id AS session_id, s.student, json_extract_string(s.config, '$.subject') AS subject,
-               json_extract_string(s.config, '$.level') AS level, e.created_at AS submitted_at, e.payload
+        SELECT s.id AS session_id, s.student, {dialect_of(store).json_text('s.config', 'subject')} AS subject,
+               {dialect_of(store).json_text('s.config', 'level')} AS level, e.created_at AS submitted_at, e.payload
         FROM sessions s JOIN events e ON e.session_id = s.id
         WHERE {' AND '.join(where)} ORDER BY e.created_at"""
     frame = store.query_df(sql, params)
@@ -274,12 +286,13 @@ def latest_calibration(store: Store, unit_level: Optional[str] = None, model: Op
 
 
 def calibration_parameters(store: Store, calibration_id: str) -> pd.DataFrame:
-    return store.query_df("SELECT * EXCLUDE (calibration_id) FROM unit_parameters WHERE calibration_id = ? "
+    return store.query_df("SELECT unit, kind, difficulty, discrimination, se_difficulty, se_discrimination, n, "
+                          "p_correct, infit, outfit, declared, flags FROM unit_parameters WHERE calibration_id = ? "
                           "ORDER BY unit", [calibration_id])
 
 
 def calibration_abilities(store: Store, calibration_id: str) -> pd.DataFrame:
-    return store.query_df("SELECT * EXCLUDE (calibration_id) FROM abilities WHERE calibration_id = ? "
+    return store.query_df("SELECT student, theta, se, n FROM abilities WHERE calibration_id = ? "
                           "ORDER BY student", [calibration_id])
 
 
@@ -305,7 +318,8 @@ def bulk_insert(store: Store, table: str, frame: pd.DataFrame) -> int:
     def run(cur: duckdb.DuckDBPyConnection) -> int:
         cur.register("_bulk", frame[cols])
         try:
-            return len(cur.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _bulk "
+            values = ", ".join("CAST(config AS JSON)" if c == "config" else c for c in cols)
+            return len(cur.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {values} FROM _bulk "
                                    f"ON CONFLICT DO NOTHING RETURNING 1").fetchall())
         finally:
             cur.unregister("_bulk")

@@ -12,9 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-import errno
 import os
-import re
 import threading
 import time
 from pathlib import Path
@@ -22,6 +20,10 @@ from typing import Callable, Iterator, Optional, TypeVar, Union
 
 import duckdb
 
+from core.store.dialect import DUCKDB
+from core.store.errors import (CONSTRAINT_ERRORS, ENGINE_ERRORS, STORAGE_PROBLEMS, ConstraintViolation,  # noqa: F401
+                               DatabaseBusy, DatabaseDamaged, DiskFull, EngineError, StoreError, busy_message,
+                               busy_public, newest_snapshot, problem_kind, public_message, storage_error, _one_line)
 from core.store.migrations import migrate
 
 T = TypeVar("T")
@@ -30,180 +32,40 @@ WRITE_RETRIES = 12
 KEEP_SNAPSHOTS = 3
 
 
-def default_db_path() -> Path:
-    return Path(os.environ.get("WORKBENCH_DB", PROJECT_ROOT / "data" / "workbench.duckdb"))
+DATABASE_URL_SCHEMES = ("postgresql://", "postgres://")
 
 
-class StoreError(RuntimeError):
-    """A database problem described in one sentence with what to do.
-
-    ``str(exc)`` is for whoever runs the workbench (the command line, the
-    server's log) and may name files; ``exc.public`` is the sentence a visitor
-    to the app may see: what happened and what to do, with no server path.
-    """
-
-    public = ("The database could not be used just now. Try again in a moment; if it keeps happening, "
-              "tell whoever runs the workbench.")
-
-    def __init__(self, message: str, public: Optional[str] = None):
-        super().__init__(message)
-        if public:
-            self.public = public
+def is_database_url(target: object) -> bool:
+    """True for a PostgreSQL connection URL (``postgresql://USER:PASS@HOST:PORT/DB``), False for a file path."""
+    return isinstance(target, str) and target.strip().lower().startswith(DATABASE_URL_SCHEMES)
 
 
-class DatabaseBusy(StoreError):
-    """Another process holds the database file."""
+def db_target(value: Union[str, Path, None]) -> Union[str, Path]:
+    """What ``--db`` or ``WORKBENCH_DB`` names: a PostgreSQL URL (kept as text) or a DuckDB file path."""
+    if value is None:
+        value = os.environ.get("WORKBENCH_DB") or PROJECT_ROOT / "data" / "workbench.duckdb"
+    if is_database_url(value):
+        return str(value).strip()
+    return Path(value)
 
 
-class DatabaseDamaged(StoreError):
-    """The database file cannot be read: damaged, not a DuckDB file, or written by another DuckDB version."""
+def default_db_path() -> Union[str, Path]:
+    return db_target(None)
 
 
-class DiskFull(StoreError):
-    """The disk holding the database is full: nothing of the change was saved."""
-
-
-# What a storage failure is, from DuckDB's or the system's message (checked in this order).
-_PROBLEMS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("disk_full", ("no space left on device", "not enough space on the disk", "disk quota exceeded",
-                   "disk is full")),
-    ("busy", ("could not set lock", "conflicting lock")),
-    ("version", ("version number", "newer version of duckdb", "older version of duckdb")),
-    ("damaged", ("not a valid duckdb database file", "corrupt database file", "checksum",
-                 "serialization error", "failed to deserialize")),
-    ("invalidated", ("database has been invalidated",)),
-    ("denied", ("permission denied", "read-only file system", "access is denied")),
-)
-_ERRNO_PROBLEMS = {errno.ENOSPC: "disk_full", errno.EDQUOT: "disk_full", errno.EACCES: "denied",
-                   errno.EPERM: "denied", errno.EROFS: "denied"}
-STORAGE_PROBLEMS = ("disk_full", "busy", "version", "damaged", "invalidated", "denied")
-ENGINE_ERRORS = (duckdb.Error,)   # what DuckDB raises, for callers outside the store (which never import it)
-
-
-def problem_kind(exc: BaseException) -> Optional[str]:
-    """What kind of storage failure ``exc`` is: one of STORAGE_PROBLEMS, "conflict" (another writer got
-    there first: worth retrying) or None (not a storage failure: a bug or a constraint)."""
-    if isinstance(exc, DatabaseBusy):
-        return "busy"
-    if isinstance(exc, DiskFull):
-        return "disk_full"
-    if isinstance(exc, OSError) and exc.errno in _ERRNO_PROBLEMS:
-        return _ERRNO_PROBLEMS[exc.errno]
-    text = str(exc).lower()
-    for kind, needles in _PROBLEMS:
-        if any(n in text for n in needles):
-            return kind
-    if isinstance(exc, duckdb.TransactionException) or "conflict on" in text:
-        return "conflict"
-    return None
-
-
-def _one_line(exc: BaseException, limit: int = 240) -> str:
-    text = " ".join(str(exc).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def storage_error(exc: BaseException, path: Union[str, Path, None]) -> StoreError:
-    """``exc`` (a DuckDB or system error on the database at ``path``) as a StoreError saying what to do."""
-    if isinstance(exc, StoreError):
-        return exc
-    kind = problem_kind(exc)
-    where = f"database {path}" if path is not None else "the database"
-    detail = _one_line(exc)
-    if kind == "disk_full":
-        return DiskFull(f"the disk holding {where} is full ({detail}); nothing of this change was saved: "
-                        f"free some space, then try again",
-                        "The server's disk is full, so this was not saved. Ask whoever runs the workbench to free "
-                        "some space, then try again.")
-    if kind == "busy":
-        return DatabaseBusy(busy_message(path, exc) if path is not None else f"{where} is open in another program",
-                            busy_public(exc))
-    if kind in ("damaged", "version"):
-        snap = newest_snapshot(path) if path is not None else None
-        restore = (f"put a backup or its newest snapshot ({snap}) in its place" if snap is not None
-                   else "put a backup in its place")
-        why = "was written by another DuckDB version" if kind == "version" else "is damaged or not a DuckDB file"
-        return DatabaseDamaged(f"{where} {why} ({detail}); {restore}, or pass --db with another file",
-                               "The database file is damaged and cannot be read. Ask whoever runs the workbench "
-                               "to restore it from a backup, then reload this page.")
-    if kind == "invalidated":
-        return StoreError(f"{where} stopped after an earlier error ({detail}); fix that error (often a full disk), "
-                          f"then open it again",
-                          "The database stopped after an earlier error (often a full disk). Ask whoever runs the "
-                          "workbench to fix it, then reload this page.")
-    if kind == "denied":
-        return StoreError(f"{where} cannot be written ({detail}); check the file's permissions and that its disk "
-                          f"is writable",
-                          "The server may not write to the database file. Ask whoever runs the workbench to check "
-                          "its permissions, then reload this page.")
-    return StoreError(f"{where}: {detail}")
-
-
-def public_message(exc: BaseException) -> Optional[str]:
-    """The one sentence a visitor may see for a storage failure; None when ``exc`` is not one."""
-    if isinstance(exc, StoreError):
-        return exc.public
-    if isinstance(exc, duckdb.Error) or (isinstance(exc, OSError) and exc.errno in _ERRNO_PROBLEMS):
-        return storage_error(exc, None).public
-    return None
-
-
-_LOCK_PID = re.compile(r"PID (\d+)")
-
-
-def _process_name(pid: int, program_only: bool = False) -> str:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return "unknown program"
-    parts = [p for p in raw.decode("utf-8", "replace").split("\x00") if p]
-    if not parts:
-        return "unknown program"
-    if program_only:  # its arguments may name files on the server
-        return Path(parts[0]).name[:40]
-    text = " ".join([Path(parts[0]).name, *parts[1:4]])
-    text = " ".join(text.split())
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _age(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} seconds"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} minutes"
-    if seconds < 36 * 3600:
-        return f"{seconds / 3600:.1f} hours"
-    return f"{seconds / 86400:.1f} days"
-
-
-def busy_message(path: Union[str, Path], error: Exception) -> str:
-    """One line: who holds the file, the newest snapshot to read instead, and how to get a fresher one."""
-    match = _LOCK_PID.search(str(error))
-    who = f"process {match.group(1)} ({_process_name(int(match.group(1)))})" if match else "another program"
-    snap = newest_snapshot(path)
-    try:
-        age = max(0.0, time.time() - snap.stat().st_mtime) if snap is not None else None
-    except OSError:  # removed by the holder's cleanup since the listing
-        age = None
-    if snap is None or age is None:
-        latest = "no snapshot of it has been published yet"
-        fresh = "publishes one"
-    else:
-        latest = f"its newest snapshot is {snap}, taken {_age(age)} ago (core.store.open_for_analysis() reads it)"
-        fresh = "refreshes it"
-    # DuckDB refuses a second process even read-only, hence the pointer to the snapshot.
-    return (f"database {path} is open in {who}, and DuckDB lets only one program open it; {latest}; "
-            f"the running app {fresh} every five minutes after changes, or stop it and run "
-            f"`workbench snapshot --db {path}` for a fresh one, or pass --db with another file")
-
-
-def busy_public(error: Exception) -> str:
-    """The visitor's sentence for a database held by another program (no server path)."""
-    match = _LOCK_PID.search(str(error))
-    who = (f"process {match.group(1)}, {_process_name(int(match.group(1)), program_only=True)}" if match
-           else "perhaps a notebook")
-    return (f"The database is in use by another program ({who}), and only one program can open it at a time. "
-            f"Close that program (a notebook can read the newest snapshot instead), then reload this page.")
+def masked_url(url: str) -> str:
+    """The URL with its password replaced by ``***`` (safe to print, log and show)."""
+    import urllib.parse
+    parts = urllib.parse.urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        if ":" in userinfo:
+            userinfo = userinfo.split(":", 1)[0] + ":***"
+        netloc = f"{userinfo}@{host}"
+    query = "&".join("password=***" if q.lower().startswith("password=") else q
+                     for q in parts.query.split("&")) if parts.query else ""
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
@@ -235,10 +97,20 @@ class _Transaction:
 
 
 class Store:
-    """The process's handle on the database file."""
+    """The process's handle on the database: a DuckDB file, or a PostgreSQL server given by its URL."""
+
+    backend = "duckdb"
+    dialect = DUCKDB
+
+    def __new__(cls, path: Union[str, Path, None] = None, *args, **kwargs):
+        if cls is Store and is_database_url(db_target(path)):
+            from core.store.postgres import PostgresStore
+            return super().__new__(PostgresStore)
+        return super().__new__(cls)
 
     def __init__(self, path: Union[str, Path, None] = None, read_only: bool = False, run_migrations: bool = True):
-        self.path = Path(path) if path is not None else default_db_path()
+        self.path = Path(db_target(path))
+        self.label = str(self.path)
         self.read_only = read_only
         self._conn = connect(self.path, read_only)
         self._local = threading.local()
@@ -521,12 +393,6 @@ def _sql_text(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
-def newest_snapshot(path: Union[str, Path]) -> Optional[Path]:
-    path = Path(path)
-    snaps = sorted((path.parent / "snapshots").glob(f"{path.stem}-*.duckdb"))
-    return snaps[-1] if snaps else None
-
-
 @dataclasses.dataclass
 class AnalysisHandle:
     """A read-only connection for analysis, and where it came from."""
@@ -556,8 +422,12 @@ class AnalysisHandle:
 
 
 def open_for_analysis(path: Union[str, Path, None] = None) -> AnalysisHandle:
-    """Open data for reading: the live file when free, else the newest snapshot."""
-    path = Path(path) if path is not None else default_db_path()
+    """Open data for reading: the live file when free, else the newest snapshot; a PostgreSQL database live."""
+    target = db_target(path)
+    if is_database_url(target):
+        from core.store.postgres import PgAnalysisHandle
+        return PgAnalysisHandle(str(target))
+    path = Path(target)
     try:
         return AnalysisHandle(connect(path, read_only=True), "live", path, 0.0)
     except DatabaseBusy:

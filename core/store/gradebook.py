@@ -5,6 +5,7 @@ import json
 from typing import Iterable, Optional, Sequence
 
 from core.store.db import Store, dict_rows
+from core.store.dialect import dialect_of
 
 
 def _decoded(rows: list[dict]) -> list[dict]:
@@ -49,7 +50,7 @@ def evaluation_titles(store: Store, session_ids: Sequence[str]) -> dict[str, str
         return {}
     holes = ", ".join("?" for _ in session_ids)
     rows = store.cursor().execute(
-        f"SELECT session_id, json_extract_string(payload, '$.title') FROM events "
+        f"SELECT session_id, {dialect_of(store).json_text('payload', 'title')} FROM events "
         f"WHERE type = 'started' AND session_id IN ({holes})", list(session_ids)).fetchall()
     return {sid: title for sid, title in rows if title}
 

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import duckdb
 
-from core.store.db import Store, StoreError
+from core.store.db import ENGINE_ERRORS, Store, StoreError
 
 RUN_COLUMNS = ("id", "stage", "role", "model", "prompt_hash", "prompt_tokens", "completion_tokens",
                "latency_ms", "verdict", "error", "created_at")
@@ -45,7 +45,7 @@ def record_run(store: Store, *, stage: Optional[str], role: str, model: str, pro
                      verdict, redact_keys(error)])
     try:
         store.write(run)
-    except duckdb.Error as exc:
+    except ENGINE_ERRORS as exc:
         raise StoreError(f"could not record the LLM call in llm_runs: {exc}") from None
     return run_id
 
@@ -64,7 +64,7 @@ def record_runs(store: Store, runs: list[dict[str, Any]]) -> int:
         cur.execute(f"INSERT INTO llm_runs (id, {', '.join(cols)}) VALUES {holes}", values)
     try:
         store.write(run)
-    except duckdb.Error as exc:
+    except ENGINE_ERRORS as exc:
         raise StoreError(f"could not record {len(runs)} LLM calls in llm_runs: {exc}") from None
     return len(runs)
 

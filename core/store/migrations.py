@@ -4,7 +4,9 @@ A migration is never edited after it ships; changes come as a new version.
 """
 from __future__ import annotations
 
-import duckdb
+from typing import Any
+
+from core.store.dialect import dialect_of
 
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", """
@@ -275,8 +277,13 @@ ALTER TABLE items ADD COLUMN origin JSON;
 ]
 
 
-def migrate(cur: duckdb.DuckDBPyConnection) -> list[int]:
-    """Apply the migrations this database lacks; return the versions applied."""
+def migrate(cur: Any) -> list[int]:
+    """Apply the migrations this database lacks; return the versions applied.
+
+    One history for both engines: the DDL is written once and the cursor's
+    dialect spells its types (DuckDB's DOUBLE is PostgreSQL's DOUBLE PRECISION).
+    """
+    dialect = dialect_of(cur)
     cur.execute("""CREATE TABLE IF NOT EXISTS schema_migrations (
         version INTEGER PRIMARY KEY, name VARCHAR NOT NULL,
         applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)""")
@@ -287,16 +294,16 @@ def migrate(cur: duckdb.DuckDBPyConnection) -> list[int]:
             continue
         cur.execute("BEGIN TRANSACTION")
         try:
-            cur.execute(sql)
+            cur.execute(dialect.ddl(sql))
             cur.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, name])
             cur.execute("COMMIT")
-        except duckdb.Error:
+        except BaseException:
             cur.execute("ROLLBACK")
             raise
         applied.append(version)
     return applied
 
 
-def current_version(cur: duckdb.DuckDBPyConnection) -> int:
+def current_version(cur: Any) -> int:
     rows = cur.execute("SELECT max(version) FROM schema_migrations").fetchall()
     return int(rows[0][0] or 0)

@@ -23,9 +23,10 @@ def session_summaries(store: Store, student: str, kinds: Optional[Sequence[str]]
         params.append(status)
     sql = f"""
         WITH last AS (
-            SELECT session_id, item_id, correct, score, max_score FROM responses
-            WHERE session_id IN (SELECT id FROM sessions s WHERE {' AND '.join(where)})
-            QUALIFY row_number() OVER (PARTITION BY session_id, item_id ORDER BY attempt DESC) = 1
+            SELECT session_id, item_id, correct, score, max_score FROM (
+                SELECT *, row_number() OVER (PARTITION BY session_id, item_id ORDER BY attempt DESC) AS newest
+                FROM responses WHERE session_id IN (SELECT id FROM sessions s WHERE {' AND '.join(where)})) answers
+            WHERE newest = 1
         ), marks AS (
             SELECT session_id, count(*) AS answers, sum(CASE WHEN correct THEN 1 ELSE 0 END) AS correct,
                    sum(score) AS score, sum(max_score) AS max_score

@@ -144,7 +144,9 @@ def insert_items_in(cur: duckdb.DuckDBPyConnection, items: Iterable[Item], statu
     name = f"_items_batch_{id(table)}"
     cur.register(name, table)
     try:
-        return len(cur.execute(f"INSERT INTO items ({cols}) SELECT {cols} FROM {name} "
+        # JSON columns cast from their text: PostgreSQL takes no text into json unasked.
+        values = ", ".join(f"CAST({c} AS JSON)" if c in JSON_COLUMNS else c for c in ITEM_COLUMNS)
+        return len(cur.execute(f"INSERT INTO items ({cols}) SELECT {values} FROM {name} "
                                f"ON CONFLICT DO NOTHING RETURNING id").fetchall())
     finally:
         cur.unregister(name)

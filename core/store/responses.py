@@ -63,8 +63,8 @@ def import_responses(store: Store, df: pd.DataFrame) -> int:
                     "AS INTEGER)")
     columns = ["session_id", "item_id", "student", "correct", "attempt"]
     values = ["_session", "CAST(item_id AS VARCHAR)", "CAST(student AS VARCHAR)", "CAST(correct AS BOOLEAN)", attempt]
-    casts = {"answer": "CAST(answer AS VARCHAR)", "score": "CAST(score AS DOUBLE)",
-             "max_score": "CAST(max_score AS DOUBLE)", "time_taken_ms": "CAST(time_taken_ms AS INTEGER)",
+    casts = {"answer": "CAST(answer AS VARCHAR)", "score": "CAST(score AS DOUBLE PRECISION)",
+             "max_score": "CAST(max_score AS DOUBLE PRECISION)", "time_taken_ms": "CAST(time_taken_ms AS INTEGER)",
              "created_at": "CAST(created_at AS TIMESTAMP)"}
     for col, expr in casts.items():
         if col in frame.columns:
@@ -109,7 +109,7 @@ def _binary(value: Any) -> bool:
         return False
 
 
-_COLUMNS = "student, item_id, CAST(correct AS TINYINT) AS correct, session_id, created_at"
+_COLUMNS = "student, item_id, CAST(correct AS SMALLINT) AS correct, session_id, created_at"
 
 
 def response_frame(store: Store, *, first_attempt_only: bool = True) -> pd.DataFrame:
@@ -128,7 +128,7 @@ def response_frame(store: Store, *, first_attempt_only: bool = True) -> pd.DataF
                f"AND q.item_id = r.item_id AND q.attempt < r.attempt)")
     else:
         sql = f"SELECT {_COLUMNS} FROM responses WHERE correct IS NOT NULL"
-    frame = store.cursor().sql(sql).to_arrow_table().to_pandas()
+    frame = store.query_df(sql)
     frame["correct"] = frame["correct"].astype(np.int8)
     return frame
 

@@ -7,6 +7,7 @@ from typing import Any, Optional
 import duckdb
 
 from core.store.db import Store, dict_rows as _rows
+from core.store.dialect import dialect_of
 from core.store.repo import _decode
 
 
@@ -80,7 +81,7 @@ def review_queue(store: Store, status: Optional[str] = "draft", blueprint_id: Op
         where.append("source = ?")
         params.append(source)
     if outcome_id:
-        where.append("list_contains(CAST(outcome_ids AS VARCHAR[]), ?)")
+        where.append(dialect_of(store).json_list_has("outcome_ids"))
         params.append(outcome_id)
     sql = "SELECT * FROM items WHERE " + " AND ".join(where) + " ORDER BY created_at DESC, id LIMIT ?"
     return [_decode(r) for r in _rows(store.cursor().execute(sql, params + [limit]))]

@@ -8,6 +8,7 @@ from typing import Any, Callable, Iterable, Optional
 import duckdb
 
 from core.store.db import Store, dict_rows as _rows
+from core.store.dialect import dialect_of
 
 
 def create_class(store: Store, code: str, name: str, subject: Optional[str], level: Optional[str],
@@ -134,7 +135,8 @@ def class_results(store: Store, code: str) -> list[dict]:
         FROM roster r JOIN sessions s ON s.student = r.student
         LEFT JOIN responses x ON x.session_id = s.id
         WHERE r.class_code = ?
-        GROUP BY ALL ORDER BY s.created_at DESC""", [code]))
+        GROUP BY r.display_name, s.student, s.id, s.kind, s.status, s.created_at, s.completed_at
+        ORDER BY s.created_at DESC""", [code]))
 
 
 def delete_student_history(store: Store, students: list[str]) -> None:
@@ -207,7 +209,7 @@ def assignment_sessions(store: Store, assignment_id: str, student: Optional[str]
     """Sessions started for an assignment (every status), oldest first: (id, kind, student, status, created_at,
     completed_at)."""
     sql = ("SELECT id, kind, student, status, created_at, completed_at FROM sessions "
-           "WHERE json_extract_string(config, '$.assignment_id') = ?")
+           f"WHERE {dialect_of(store).json_text('config', 'assignment_id')} = ?")
     params: list[Any] = [assignment_id]
     if student is not None:
         sql += " AND student = ?"

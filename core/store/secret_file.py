@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Optional, Union
 import duckdb
 
 from core.store.db import StoreError
+from core.store.dialect import dialect_of
 from core.store.llm_runs import KEY_PATTERN, REDACTED
 
 if TYPE_CHECKING:
@@ -134,14 +135,15 @@ def move_secrets_out(store: "Store") -> bool:
         def run(c: duckdb.DuckDBPyConnection, setting=setting, record=record, secret=secret) -> None:
             c.execute("UPDATE app_settings SET value = ? WHERE key = ?", [json.dumps(record), setting])
             if secret and len(str(secret)) >= 4:
-                c.execute("UPDATE llm_runs SET error = replace(error, ?, ?) WHERE contains(error, ?)",
+                c.execute("UPDATE llm_runs SET error = replace(error, ?, ?) WHERE strpos(error, ?) > 0",
                           [str(secret), REDACTED, str(secret)])
         store.write(run)
     done = cur.execute("SELECT result FROM data_checks WHERE name = ?", [CHECK]).fetchall()
     result = json.loads(done[0][0]) if done and done[0][0] else None
     if result is None:
+        found = dialect_of(store).regex_found("error")
         scrubbed = store.write(lambda c: len(c.execute(
-            "UPDATE llm_runs SET error = regexp_replace(error, ?, ?, 'g') WHERE regexp_matches(error, ?) "
+            f"UPDATE llm_runs SET error = regexp_replace(error, ?, ?, 'g') WHERE {found} "
             "RETURNING id", [KEY_PATTERN, REDACTED, KEY_PATTERN]).fetchall()))
         result = {"moved": moved, "scrubbed_runs": scrubbed, "rewritten": not (moved or scrubbed)}
         _record(store, result)

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Optional
 
 import duckdb
 
-from core.store.db import Store
+from core.store.db import CONSTRAINT_ERRORS, Store
 
 
 class SequenceConflict(RuntimeError):
@@ -132,7 +132,7 @@ def append_events(store: Store, session_id: str, expected_seq: int, events: Iter
 
     try:
         return store.write(run)
-    except duckdb.ConstraintException:
+    except CONSTRAINT_ERRORS:
         # Another writer inserted the same event number between our check and insert.
         raise SequenceConflict(f"session {session_id} moved on while saving") from None
 
@@ -141,7 +141,7 @@ def session_responses(store: Store, session_id: str) -> list[dict]:
     """A session's responses in order; ``step_answers`` is {step: text} for an answer given step by step, else None."""
     cur = store.cursor().execute(
         "SELECT item_id, student, answer, correct, score, max_score, time_taken_ms, attempt, created_at, step_answers "
-        "FROM responses WHERE session_id = ? ORDER BY created_at, rowid", [session_id])
+        "FROM responses WHERE session_id = ? ORDER BY created_at, attempt, item_id", [session_id])
     names = [d[0] for d in cur.description]
     rows = [dict(zip(names, r)) for r in cur.fetchall()]
     for row in rows:

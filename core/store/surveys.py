@@ -10,6 +10,7 @@ import json
 from typing import Optional
 
 from core.store.db import Store
+from core.store.dialect import dialect_of
 
 
 def answer_events(store: Store, survey_id: Optional[str] = None) -> list[dict]:
@@ -19,7 +20,7 @@ def answer_events(store: Store, survey_id: Optional[str] = None) -> list[dict]:
            "WHERE s.kind = 'survey' AND e.type = 'answered'")
     params: list = []
     if survey_id is not None:
-        sql += " AND json_extract_string(s.config, '$.survey_id') = ?"
+        sql += f" AND {dialect_of(store).json_text('s.config', 'survey_id')} = ?"
         params.append(survey_id)
     sql += " ORDER BY s.created_at, s.id, e.seq"
     rows = store.cursor().execute(sql, params).fetchall()

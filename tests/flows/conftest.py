@@ -1,4 +1,5 @@
-"""Fixtures the flow tests share: a controllable clock and a store in a temp dir."""
+"""Fixtures the flow tests share: a controllable clock and a store, on each backend (a DuckDB file in a temp
+dir, and a PostgreSQL database)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.store import Store
+from tests.conftest import BACKENDS, backend_target
 
 
 class Clock:
@@ -26,8 +28,13 @@ def clock() -> Clock:
     return Clock()
 
 
+@pytest.fixture(params=BACKENDS)
+def db_path(request, tmp_path: Path):
+    return backend_target(request, tmp_path)
+
+
 @pytest.fixture
-def store(tmp_path: Path):
-    s = Store(tmp_path / "workbench.duckdb")
+def store(db_path):
+    s = Store(db_path)
     yield s
     s.close()

@@ -48,8 +48,15 @@ def events(store, sid, type_=None) -> list[dict]:
 
 
 def response_rows(store, sid) -> list[tuple]:
-    return store.query("SELECT item_id, attempt, correct FROM responses WHERE session_id = ? ORDER BY created_at, rowid",
-                       [sid])
+    """The session's responses in the order the lesson showed their questions, each question's attempts in turn."""
+    rows = store.query("SELECT item_id, attempt, correct FROM responses WHERE session_id = ?", [sid])
+    shown: dict[str, int] = {}
+    for e in events(store, sid):
+        text = json.dumps(e["payload"])
+        for item_id, _, _ in rows:
+            if item_id not in shown and item_id in text:
+                shown[item_id] = len(shown)
+    return sorted(rows, key=lambda r: (shown.get(r[0], len(shown)), r[1]))
 
 
 def written_skill(library) -> str:

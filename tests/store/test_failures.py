@@ -15,6 +15,8 @@ import pytest
 from core.store import DatabaseBusy, Store, StoreError
 from core.store.db import DatabaseDamaged, DiskFull, problem_kind, public_message
 
+pytestmark = pytest.mark.duckdb_only   # the DuckDB file's own failures; PostgreSQL's: test_postgres.py
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -179,6 +179,7 @@ def _hold(db_path: Path, snapshot: bool) -> subprocess.Popen:
     return proc
 
 
+@pytest.mark.duckdb_only
 def test_busy_database_fails_at_once_naming_the_holder(db_path):
     proc = _hold(db_path, snapshot=False)
     try:
@@ -200,6 +201,7 @@ def test_busy_database_fails_at_once_naming_the_holder(db_path):
         proc.wait()
 
 
+@pytest.mark.duckdb_only
 def test_analysis_reads_the_snapshot_while_the_writer_runs(db_path):
     proc = _hold(db_path, snapshot=True)
     try:
@@ -216,6 +218,7 @@ def test_analysis_reads_the_snapshot_while_the_writer_runs(db_path):
     handle.close()
 
 
+@pytest.mark.duckdb_only
 def test_snapshots_keep_the_newest_few(db_path):
     store = Store(db_path)
     paths = []
@@ -227,6 +230,7 @@ def test_snapshots_keep_the_newest_few(db_path):
     store.close()
 
 
+@pytest.mark.duckdb_only
 def test_periodic_snapshots_publish_after_writes(db_path):
     store = Store(db_path)
     store.write(lambda cur: cur.execute("INSERT INTO mastery (student, skill, score) VALUES ('p', 'x', 1)"))
