@@ -9,8 +9,8 @@ from typing import Any, Callable, Optional
 EXIT_INVALID = 1   # validation found errors
 EXIT_USAGE = 2     # bad arguments or input
 
-DB_HELP = ("DuckDB file (default: $WORKBENCH_DB, else data/workbench.duckdb in the project); "
-           "created with the shipped blueprints on first use")
+DB_HELP = ("DuckDB file, or a PostgreSQL database as postgresql://USER:PASS@HOST:PORT/DBNAME (default: "
+           "$WORKBENCH_DB, else data/workbench.duckdb in the project); created with the shipped blueprints on first use")
 
 
 class CommandError(Exception):

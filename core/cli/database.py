@@ -24,12 +24,12 @@ def cmd_init(args: argparse.Namespace) -> int:
         counts = repo.count_blueprints(store)
     finally:
         store.close()
-    result = {"db": str(store.path), "schema_version": version, "new_blueprint_versions": new, "blueprints": counts,
+    result = {"db": store.label, "schema_version": version, "new_blueprint_versions": new, "blueprints": counts,
               "bank_questions_imported": banks}
     if args.json:
         print_json(result)
     else:
-        print(f"{store.path}: schema v{version}, {new} new blueprint version(s); "
+        print(f"{store.label}: schema v{version}, {new} new blueprint version(s); "
               + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
     return 0
 
@@ -66,13 +66,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
             created = ensure_demo(store, wb.library)
         demo = [c for c in school.list_classes(store) if c.get("demo")]
         if not demo:
-            raise CommandError(f"{store.path} already has classes and the demo is only added to a database "
+            raise CommandError(f"{store.label} already has classes and the demo is only added to a database "
                                f"without any; pass --db with a new file for the demo")
         cls = demo[0]
         activity = sessions.class_activity(store, cls["code"])
     finally:
         store.close()
-    result = {"db": str(store.path), "class_code": cls["code"], "class_name": cls["name"], "created": created,
+    result = {"db": store.label, "class_code": cls["code"], "class_name": cls["name"], "created": created,
               "reset": args.reset, "students": activity["students"], "sessions": activity["sessions"],
               "first_activity": _day(activity["first_activity"]), "last_activity": _day(activity["last_activity"])}
     if args.json:
@@ -80,9 +80,49 @@ def cmd_demo(args: argparse.Namespace) -> int:
     else:
         how = "built" if created else ("reset" if args.reset else "already there (--reset simulates it afresh)")
         kinds = ", ".join(f"{n} {kind}" for kind, n in activity["sessions"].items()) or "none"
-        print(f"demo class {cls['code']} in {store.path}: {how}; {activity['students']} students; "
+        print(f"demo class {cls['code']} in {store.label}: {how}; {activity['students']} students; "
               f"sessions: {kinds}; activity from {result['first_activity']} to {result['last_activity']}")
     return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from core.store import Store
+    from core.store.db import db_target, is_database_url
+    from core.store.transfer import copy_database
+    source_target, target = db_target(args.source), db_target(args.to)
+    if not is_database_url(source_target) and not Path(source_target).is_file():
+        raise CommandError(f"--from {source_target}: no such database file; name the school's DuckDB file "
+                           f"(or a snapshot of it)")
+    if str(source_target) == str(target):
+        raise CommandError("--from and --to name the same database; name an empty one with --to")
+    source = Store(source_target)
+    try:
+        dest = Store(target)
+        try:
+            def progress(table: str, rows: int) -> None:
+                if not args.json:
+                    print(f"  {table}: {rows} rows", file=sys.stderr, flush=True)
+            report = copy_database(source, dest, progress)
+            labels = (source.label, dest.label)
+        finally:
+            dest.close()
+    finally:
+        source.close()
+    ok = all(t.ok for t in report)
+    result = {"from": labels[0], "to": labels[1], "ok": ok,
+              "tables": {t.table: {"source_rows": t.source_rows, "target_rows": t.target_rows,
+                                   "rows_sampled": t.sampled, "mismatches": t.mismatches} for t in report}}
+    if args.json:
+        print_json(result)
+    else:
+        rows = sum(t.target_rows for t in report)
+        print(f"moved {rows} rows in {len(report)} tables from {labels[0]} to {labels[1]}; "
+              + ("row counts and sampled rows match" if ok else "CHECK FAILED: "
+                 + "; ".join(f"{t.table}: {t.source_rows} -> {t.target_rows} rows {' '.join(t.mismatches)}"
+                             for t in report if not t.ok)))
+    return 0 if ok else EXIT_INVALID
 
 
 def add_parsers(sub) -> None:
@@ -91,3 +131,8 @@ def add_parsers(sub) -> None:
     p = add_command(sub, "demo", "Build the demo class with simulated history, as the app does on first run, "
                     "and summarise it.", cmd_demo, db=True)
     p.add_argument("--reset", action="store_true", help="throw away the demo students' history and simulate it afresh")
+    p = add_command(sub, "migrate", "Move a school's data into another database (a DuckDB file into PostgreSQL, or "
+                    "back), checked by row counts and a sample of rows.", cmd_migrate,
+                    more="The target must be empty; stop the app first (DuckDB lets one program open the file).")
+    p.add_argument("--from", dest="source", required=True, help="the database to copy: a DuckDB file or a postgresql:// URL")
+    p.add_argument("--to", required=True, help="the empty database to fill: a postgresql:// URL or a new DuckDB file")

@@ -97,7 +97,7 @@ def _generate(args: argparse.Namespace, store) -> int:
         if batch.exhausted:
             print(f"note: level '{args.difficulty}' ran out of distinct items; {batch.duplicates} repeat(s)")
         if stored is not None:
-            print(f"stored {stored} new draft item(s) in {args.db}")
+            print(f"stored {stored} new draft item(s) in {store.label}")
     return 0
 
 

@@ -122,7 +122,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not 1 <= args.students <= 10_000:
         raise CommandError("--students must be between 1 and 10000")
     wb = open_workbench(args.db)
-    db = str(wb.store.path)
+    db = wb.store.label
     try:
         sim = Simulation(wb.store, wb.library, seed=args.seed, subject=args.subject, level=args.level)
 

@@ -55,17 +55,22 @@ def responses(store: Store, class_code: Optional[str] = None, subject: Optional[
 
     Columns: student, item_id, session_id, kind, correct (int8), score, max_score, answer, created_at,
     blueprint_id, difficulty_level, difficulty_value, family (blueprint|level), skill, outcome_id,
-    subject, level, source, item_type. Rows come in no particular order.
+    subject, level, source, item_type. Rows come sorted by student, item, mark and time.
     """
     where, params = _filters(class_code, subject, level, student, blueprint_id=blueprint_id, item_type=item_type)
     sql = f"""
         WITH i AS ({_item_units(store)})
-        SELECT r.student, r.item_id, r.session_id, s.kind, CAST(r.correct AS SMALLINT) AS correct,
+        SELECT r.student, r.item_id, r.session_id, s.kind, CAST(r.correct AS INTEGER) AS correct,
                r.score, r.max_score, r.answer, r.created_at, i.blueprint_id, i.difficulty_level, i.difficulty_value,
                i.family, i.skill, i.outcome_id, i.subject, i.level, i.source, i.item_type
         FROM responses r JOIN i ON i.id = r.item_id LEFT JOIN sessions s ON s.id = r.session_id
         WHERE {where}"""
-    return store.query_df(sql, params)
+    # One order whatever the engine returned: figures summed from these rows come out the same on either backend.
+    table = store.query_arrow(sql, params).sort_by([(c, "ascending") for c in ("student", "item_id", "correct",
+                                                                               "created_at")])
+    frame = table.to_pandas()
+    frame["correct"] = frame["correct"].astype("int8")
+    return frame
 
 
 def unit_statistics(store: Store, class_code: Optional[str] = None, by: str = "family") -> pd.DataFrame:
@@ -87,11 +92,11 @@ def unit_statistics(store: Store, class_code: Optional[str] = None, by: str = "f
         criterion = "(SELECT student, theta AS c FROM abilities WHERE calibration_id = ?)"
         c_params = [run["id"]]
     else:
-        criterion = "(SELECT student, avg(CAST(correct AS DOUBLE PRECISION)) AS c FROM responses WHERE attempt = 1 GROUP BY 1)"
+        criterion = "(SELECT student, avg(CAST(CAST(correct AS INTEGER) AS DOUBLE PRECISION)) AS c FROM responses WHERE attempt = 1 GROUP BY 1)"
         c_params = []
     sql = f"""
         WITH i AS ({_item_units(store)}),
-        a AS (SELECT {unit} AS unit, CAST(r.correct AS DOUBLE PRECISION) AS x, k.c,
+        a AS (SELECT {unit} AS unit, CAST(CAST(r.correct AS INTEGER) AS DOUBLE PRECISION) AS x, k.c,
                      percent_rank() OVER (PARTITION BY {unit} ORDER BY k.c) AS pr
               FROM responses r JOIN i ON i.id = r.item_id JOIN {criterion} k ON k.student = r.student
               WHERE {where})
@@ -126,7 +131,7 @@ def activity(store: Store, class_code: Optional[str] = None, subject: Optional[s
     where, params = _filters(class_code, subject, level)
     sql = f"""
         SELECT CAST(r.created_at AS DATE) AS day, count(*) AS responses, count(DISTINCT r.student) AS students,
-               avg(CAST(r.correct AS DOUBLE PRECISION)) AS accuracy
+               avg(CAST(CAST(r.correct AS INTEGER) AS DOUBLE PRECISION)) AS accuracy
         FROM responses r JOIN items i ON i.id = r.item_id
         WHERE {where} GROUP BY 1 ORDER BY 1"""
     return store.query_df(sql, params)
@@ -142,7 +147,7 @@ def student_summary(store: Store, class_code: Optional[str] = None, subject: Opt
     roster_params = [class_code] if class_code is not None else []
     sql = f"""
         WITH stats AS (
-            SELECT r.student, count(*) AS responses, avg(CAST(r.correct AS DOUBLE PRECISION)) AS accuracy,
+            SELECT r.student, count(*) AS responses, avg(CAST(CAST(r.correct AS INTEGER) AS DOUBLE PRECISION)) AS accuracy,
                    count(DISTINCT r.session_id) AS sessions, max(r.created_at) AS last_active
             FROM responses r JOIN items i ON i.id = r.item_id
             WHERE {where} GROUP BY 1)

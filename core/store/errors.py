@@ -111,7 +111,7 @@ def storage_error(exc: BaseException, path: Union[str, Path, None]) -> StoreErro
     if isinstance(exc, StoreError):
         return exc
     kind = problem_kind(exc)
-    where = f"database {path}" if path is not None else "the database"
+    where = f"database {_printable(path)}" if path is not None else "the database"
     detail = _one_line(exc)
     if kind == "disk_full":
         return DiskFull(f"the disk holding {where} is full ({detail}); nothing of this change was saved: "
@@ -145,6 +145,15 @@ def storage_error(exc: BaseException, path: Union[str, Path, None]) -> StoreErro
                           "The server may not write to the database file. Ask whoever runs the workbench to check "
                           "its permissions, then reload this page.")
     return StoreError(f"{where}: {detail}")
+
+
+def _printable(path: Union[str, Path]) -> str:
+    """A database's name for a message: a URL's password is never shown."""
+    text = str(path)
+    if text.lower().startswith(("postgresql://", "postgres://")):
+        from core.store.db import masked_url
+        return masked_url(text)
+    return text
 
 
 def public_message(exc: BaseException) -> Optional[str]:

@@ -145,12 +145,20 @@ class PgCursor:
         import pyarrow as pa
         table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
         columns = ", ".join(f'"{f.name}" {_pg_type(f.type)}' for f in table.schema)
+        self.execute(f'CREATE TEMP TABLE "{name}" ({columns}) ON COMMIT DROP')
+        self.copy_arrow(name, table)
+
+    def copy_arrow(self, table_name: str, table: Any) -> None:
+        """Append an Arrow table to ``table_name`` with COPY, as CSV (nulls unquoted and empty, empty text quoted)."""
+        import io
+
+        import pyarrow.csv as pa_csv
+        buffer = io.BytesIO()
+        pa_csv.write_csv(plain_arrow(table), buffer, pa_csv.WriteOptions(include_header=False))
+        names = ", ".join(f'"{n}"' for n in table.column_names)
         try:
-            self._conn.execute(f'CREATE TEMP TABLE "{name}" ({columns}) ON COMMIT DROP')
-            names = ", ".join(f'"{f.name}"' for f in table.schema)
-            with self._conn.cursor().copy(f'COPY "{name}" ({names}) FROM STDIN') as copy:
-                for row in zip(*(col.to_pylist() for col in table.columns)):
-                    copy.write_row(row)
+            with self._conn.cursor().copy(f'COPY "{table_name}" ({names}) FROM STDIN WITH (FORMAT csv)') as copy:
+                copy.write(buffer.getbuffer())
         except psycopg.Error as exc:
             raise engine_error(exc, self._store.label) from None
 
@@ -163,6 +171,22 @@ class PgCursor:
 
     def close(self) -> None:
         self._rows = []
+
+
+def plain_arrow(table: Any) -> Any:
+    """ADBC's table with PostgreSQL's own types as DuckDB gives them: JSON as text, numeric as double."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    columns, fields = [], []
+    for field, column in zip(table.schema, table.columns):
+        if isinstance(field.type, pa.ExtensionType):
+            storage = pa.chunked_array([chunk.storage for chunk in column.chunks], type=field.type.storage_type)
+            if (field.metadata or {}).get(b"POSTGRESQL:type") == b"numeric":
+                storage = pc.cast(storage, pa.float64())
+            column, field = storage, pa.field(field.name, storage.type)
+        columns.append(column)
+        fields.append(pa.field(field.name, field.type))
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields))
 
 
 def adbc_error() -> type:
@@ -281,6 +305,10 @@ class PostgresStore(Store):
             import pandas as pd
             bound.execute(sql, params)
             return pd.DataFrame.from_records(bound.fetchall(), columns=[d[0] for d in bound.description])
+        return self.query_arrow(sql, params).to_pandas()
+
+    def query_arrow(self, sql: str, params: Optional[list] = None):
+        """A query's rows as an Arrow table, read by ADBC in PostgreSQL's binary format (no row objects)."""
         conn = self._adbc_connection()
         try:
             with conn.cursor() as cur:
@@ -290,7 +318,12 @@ class PostgresStore(Store):
             conn.close()
             raise EngineError(f"database {self.label}: {_hide_passwords(' '.join(str(exc).split()))}") from None
         self._give_back(conn)
-        return table.to_pandas()
+        return plain_arrow(table)
+
+    def load_arrow(self, table: str, data: Any) -> int:
+        """Append an Arrow table's rows to ``table`` (its columns by name) with one COPY; returns the count."""
+        self.write(lambda cur: cur.copy_arrow(table, data))
+        return data.num_rows
 
     def _adbc_connection(self) -> Any:
         with self._lock:

@@ -109,7 +109,7 @@ def _binary(value: Any) -> bool:
         return False
 
 
-_COLUMNS = "student, item_id, CAST(correct AS SMALLINT) AS correct, session_id, created_at"
+_COLUMNS = "student, item_id, CAST(correct AS INTEGER) AS correct, session_id, created_at"
 
 
 def response_frame(store: Store, *, first_attempt_only: bool = True) -> pd.DataFrame:
@@ -117,8 +117,8 @@ def response_frame(store: Store, *, first_attempt_only: bool = True) -> pd.DataF
 
     Unmarked responses (correct is null) are left out. With
     ``first_attempt_only`` (the default, what calibration wants) only each
-    session's first attempt at an item is returned. Rows come in no
-    particular order. Loads through Arrow: a million rows in a fraction of a second.
+    session's first attempt at an item is returned. Rows come sorted by
+    student, item and mark. Loads through Arrow: a million rows in a fraction of a second.
     """
     if first_attempt_only:
         # Attempt 1 is the first almost always; the rare later-numbered first attempt is found by anti-join.
@@ -128,7 +128,10 @@ def response_frame(store: Store, *, first_attempt_only: bool = True) -> pd.DataF
                f"AND q.item_id = r.item_id AND q.attempt < r.attempt)")
     else:
         sql = f"SELECT {_COLUMNS} FROM responses WHERE correct IS NOT NULL"
-    frame = store.query_df(sql)
+    # In one order whatever the engine returned (sums of floats depend on it): the same answers give the
+    # same calibration, to the last digit, on either backend and whatever their sessions' ids.
+    table = store.query_arrow(sql).sort_by([(c, "ascending") for c in ("student", "item_id", "correct")])
+    frame = table.to_pandas()
     frame["correct"] = frame["correct"].astype(np.int8)
     return frame
 
