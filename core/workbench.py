@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
 from pathlib import Path
 from typing import Optional, Union
 
+from core.analytics import snapshots
 from core.blueprints.library import Library
 from core.items.banks import import_shipped_banks
 from core.items.review import withdraw_unmarkable
@@ -21,11 +23,12 @@ class Workbench:
     library: Library
     new_blueprint_versions: int
     withdrawn_items: list[dict] = dataclasses.field(default_factory=list)   # [{id, reason}] withdrawn on this open
+    start_snapshot: Optional[threading.Thread] = None   # the snapshot published in the background on this open
 
     def summary(self) -> dict:
         lib = self.library
         return {
-            "database": str(self.store.path),
+            "database": self.store.label,
             "skills": len(lib.generators),
             "assessments": len(lib.assessments),
             "course_specs": len(lib.specs),
@@ -39,7 +42,9 @@ def open_workbench(db_path: Union[str, Path, None] = None, blueprints: Union[str
     """Open (creating on first run) the database and store the library's blueprints.
 
     Blueprint versions are kept by content hash, so opening again stores only
-    what changed on disk since the last run.
+    what changed on disk since the last run. With ``snapshot_interval_s`` (the
+    app) a DuckDB database gets a snapshot for notebooks now, in the background,
+    then every ``snapshot_interval_s`` seconds after changes.
     """
     # The file first: a database held by another program is reported before the library's load is spent.
     store = Store(db_path)
@@ -54,9 +59,12 @@ def open_workbench(db_path: Union[str, Path, None] = None, blueprints: Union[str
     # Before the shipped banks: on a new database there is nothing approved yet, so the check costs nothing.
     withdrawn = withdraw_unmarkable_once(store)
     import_shipped_banks(store)
-    if snapshot_interval_s:
+    start_snapshot = None
+    if snapshot_interval_s and snapshots.publishes_snapshots(store):
+        start_snapshot = snapshots.publish_at_start(store)   # after this open's own writes, so they are in it
         store.start_periodic_snapshots(snapshot_interval_s)
-    return Workbench(store=store, library=library, new_blueprint_versions=new, withdrawn_items=withdrawn)
+    return Workbench(store=store, library=library, new_blueprint_versions=new, withdrawn_items=withdrawn,
+                     start_snapshot=start_snapshot)
 
 
 def withdraw_unmarkable_once(store: Store) -> list[dict]:

@@ -1,9 +1,12 @@
-"""Settings: the LLM server and models (any OpenAI-compatible server), a connection check, recent LLM calls."""
+"""Settings: the LLM server and models (any OpenAI-compatible server), a connection check, recent LLM calls,
+and snapshots of the database for notebooks."""
 import pandas as pd
 import streamlit as st
 
+from core.analytics import snapshots
 from core.llm import ROLES, LLMConfigError, LLMError, clear_settings, save_settings
 from core.llm.settings import saved_key
+from core.store import StoreError
 from core.store.llm_runs import list_runs
 from ui import shared
 
@@ -85,3 +88,23 @@ else:
                f"out {int(frame['completion_tokens'].fillna(0).sum())}.")
     st.dataframe(frame[["created_at", "stage", "role", "model", "latency_ms", "prompt_tokens", "completion_tokens",
                         "verdict", "error"]], hide_index=True)
+
+st.subheader("Snapshots for notebooks")
+if not snapshots.publishes_snapshots(wb.store):
+    st.info(snapshots.POSTGRES_NOTE)
+else:
+    st.caption("While the app runs, notebooks and commands read the newest snapshot of the database. The app "
+               "publishes one when it starts and then periodically after changes; publish one now to give "
+               "them the latest answers.")
+    if st.button("Publish a snapshot now", key="snapshot_publish"):
+        with st.spinner("Publishing a snapshot…"):
+            try:
+                published = snapshots.publish_now(wb.store)
+            except StoreError as exc:
+                st.error(f"No snapshot was published: {exc.public}")
+            else:
+                st.success(f"Published {published.name}.")
+    last = snapshots.last_snapshot(wb.store)
+    if last.start_error:
+        st.warning(f"The snapshot when the app started failed: {last.start_error}")
+    st.caption(last.sentence())

@@ -13,6 +13,7 @@ from typing import Any, Optional
 import duckdb
 import streamlit as st
 
+from core.analytics import snapshots
 from core.exams.diagrams import diagram_svg
 from core.llm.assist import Assistant
 from core.school.auth import Client, teacher_passcode
@@ -27,7 +28,7 @@ from core.workbench import Workbench, open_workbench
 
 @st.cache_resource(show_spinner="Opening the database…")
 def _open(db_path: str | None) -> Workbench:
-    # Snapshots for notebooks every five minutes; WORKBENCH_SNAPSHOT_INTERVAL=0 turns them off.
+    # Snapshots for notebooks now and every five minutes after changes; WORKBENCH_SNAPSHOT_INTERVAL=0 turns them off.
     interval = float(os.environ.get("WORKBENCH_SNAPSHOT_INTERVAL", "300"))
     wb = open_workbench(db_path, snapshot_interval_s=interval or None)
     atexit.register(_close_at_exit, wb.store)
@@ -35,8 +36,10 @@ def _open(db_path: str | None) -> Workbench:
 
 
 def _close_at_exit(store: Store) -> None:
-    """When the server stops: drop the cached runner and clients (they hold cursors), then close the file."""
+    """When the server stops: drop the cached runner and clients (they hold cursors), let the snapshot taken at
+    start finish, then close the file."""
     st.cache_resource.clear()
+    snapshots.wait_for_start(store)
     store.close()
 
 

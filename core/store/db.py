@@ -115,6 +115,7 @@ class Store:
         self._conn = connect(self.path, read_only)
         self._local = threading.local()
         self._lock = threading.Lock()
+        self._snapshot_lock = threading.Lock()
         self._writes = 0
         self._snapshot_writes = -1
         self._snapshot_thread: Optional[threading.Thread] = None
@@ -281,7 +282,11 @@ class Store:
         return self.path.parent / "snapshots"
 
     def publish_snapshot(self) -> Path:
-        """Copy the database to a read-only snapshot file others may open."""
+        """Copy the database to a read-only snapshot file others may open (one copy at a time per process)."""
+        with self._snapshot_lock:
+            return self._publish_snapshot()
+
+    def _publish_snapshot(self) -> Path:
         folder = self.snapshot_dir()
         folder.mkdir(parents=True, exist_ok=True)
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")

@@ -215,7 +215,7 @@ class PostgresStore(Store):
     backend = "postgresql"
     dialect = POSTGRES
 
-    def __init__(self, url: str, read_only: bool = False, run_migrations: bool = True,
+    def __init__(self, url: Optional[str] = None, read_only: bool = False, run_migrations: bool = True,
                  pool_size: Optional[int] = None):
         self.url = url = str(db_target(url))
         self.label = masked_url(url)
