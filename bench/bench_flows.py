@@ -1,4 +1,5 @@
-"""Session flows on a real DuckDB file: exam assembly, practice steps, concurrent students.
+"""Session flows on each backend (a DuckDB file and a PostgreSQL database): exam assembly, practice steps,
+concurrent students.
 
 1. National 5 Mathematics mock exam assembly, stored (items, seen rows, events):
    cold (first exam in a fresh process) and warm, against seed 000's 5 s target.
@@ -7,19 +8,25 @@
    process, as the app runs): responses per second, and a check that no
    response is lost or duplicated.
 
+The same work runs on each backend; a closing table sets PostgreSQL's figures
+against DuckDB's.
+
     python bench/bench_flows.py [--exams 10] [--steps 200] [--students 50] [--answers 200]
+                                [--backend duckdb|postgresql|both] [--pg-url URL]
 """
 from __future__ import annotations
 
 import argparse
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from backends import add_arguments, each, ratio_line  # noqa: E402
 
 from core.blueprints.library import Library  # noqa: E402
 from core.flows.registry import make_runner  # noqa: E402
@@ -48,12 +55,26 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--students", type=int, default=50)
     parser.add_argument("--answers", type=int, default=200)
+    add_arguments(parser)
     args = parser.parse_args()
-
     library = Library.load(exercise=False)
-    scratch = tempfile.TemporaryDirectory(prefix="bench-flows-")   # removed when the run ends
-    folder = Path(scratch.name)
-    store = Store(folder / "bench.duckdb")
+    figures = each(args, "bench-flows", lambda target: run(library, Store(target), args))
+    if len(figures) < 2:
+        return
+    print("\n=== the same work on each backend ===")
+    for key, label, unit, scale in (("exam_cold", "exam assembly, cold", "ms", 1000.0),
+                                    ("exam_warm", "exam assembly, warm median", "ms", 1000.0),
+                                    ("step_p50", "practice step p50", "ms", 1000.0),
+                                    ("step_p99", "practice step p99", "ms", 1000.0),
+                                    ("per_response", "concurrent students, per response", "ms", 1000.0)):
+        line = ratio_line(label, {b: f[key] for b, f in figures.items()}, unit, scale)
+        if line:
+            print(line)
+    lost = {b: f["lost"] + f["duplicated"] for b, f in figures.items()}
+    print("  responses lost or duplicated: " + ", ".join(f"{b} {n:.0f}" for b, n in lost.items()))
+
+
+def run(library: Library, store: Store, args: argparse.Namespace) -> dict[str, float]:
     runner = make_runner(store, library)
 
     # 1. Exam assembly -------------------------------------------------------
@@ -131,6 +152,8 @@ def main() -> None:
     if errors:
         print(f"  first error: {errors[0]!r}")
     store.close()
+    return {"exam_cold": cold, "exam_warm": w50, "step_p50": p50, "step_p99": p99,
+            "per_response": elapsed / expected, "lost": expected - stored, "duplicated": stored - distinct}
 
 
 if __name__ == "__main__":
