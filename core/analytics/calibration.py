@@ -13,8 +13,8 @@ calibration unit is one of:
             family keeps its own, with its prior).
 
 A unit's prior is the blueprint's declared difficulty on the logit scale
-(``core.flows.practice.difficulty_logit``; for a skill, the mean over its
-items). After fitting, abilities are estimated by EAP and every unit gets its
+(``difficulty_logit``; for a family or skill, the mean over its responses).
+After fitting, abilities are estimated by EAP and every unit gets its
 infit and outfit. ``level_order`` compares declared with measured difficulty
 per blueprint and flags levels that come out in the wrong order or that span
 no real difference.
@@ -64,30 +64,52 @@ class Calibration:
                             "iterations": self.iterations}}
 
 
-def _units(frame: pd.DataFrame, unit_level: str, min_responses: int) -> pd.Series:
-    """The calibration unit of every response's item."""
-    item = frame["item_id"].astype(str)
-    family = frame["family"].where(frame["family"].notna(), item) if "family" in frame else item
+# What a calibration reads of each response (the first three are required).
+COLUMNS = ("student", "item_id", "correct", "family", "skill", "difficulty_value")
+
+
+def difficulty_logit(value: Any) -> Any:
+    """Declared difficulty (0..1, 0.5 = average) on the logit scale used for ability; numbers or arrays.
+
+    Clipped to 0.02..0.98, then 1.6 log(v / (1 - v)); NaN stays NaN. The
+    practice flow reads declared difficulties on this same scale.
+    """
+    v = np.clip(np.asarray(value, dtype=np.float64), 0.02, 0.98)
+    out = np.log(v / (1 - v)) * 1.6
+    return float(out) if out.ndim == 0 else out
+
+
+def _per_item(frame: pd.DataFrame, column: str, rows: Optional[np.ndarray], fallback: np.ndarray) -> np.ndarray:
+    """``column`` as text, one value per item (read from the row ``rows`` gives for it); ``fallback`` where none."""
+    if column not in frame.columns or rows is None:
+        return fallback
+    values = frame[column].iloc[rows]
+    present = values.notna().to_numpy()
+    return np.where(present, values.astype(object).to_numpy().astype(str), fallback)
+
+
+def _units(item_ids: np.ndarray, family: np.ndarray, skill: np.ndarray, n_item: np.ndarray, unit_level: str,
+           min_responses: int) -> np.ndarray:
+    """The calibration unit of every item (arrays over items, never over responses)."""
     if unit_level == "item":
-        return item
+        return item_ids
     if unit_level == "family":
-        return family.astype(str)
+        return family
     if unit_level == "skill":
-        skill = frame["skill"] if "skill" in frame else family
-        return skill.where(skill.notna(), item).astype(str)
-    counts = item.map(item.value_counts())
-    return item.where(counts >= min_responses, family).astype(str)
+        return skill
+    return np.where(n_item >= min_responses, item_ids, family)
 
 
-def _declared(frame: pd.DataFrame, units: pd.Series) -> dict[str, float]:
-    """Each unit's prior: the mean declared difficulty (as a logit) of its responses' items."""
-    if "difficulty_value" not in frame:
-        return {}
-    from core.flows.practice import difficulty_logit   # only here: the practice flow is heavy to import
-    values = pd.to_numeric(frame["difficulty_value"], errors="coerce")
-    logits = values.map(lambda v: difficulty_logit(float(v)) if pd.notna(v) else np.nan)
-    means = logits.groupby(units.to_numpy()).mean().dropna()
-    return {str(k): float(v) for k, v in means.items()}
+def _declared(values: Optional[pd.Series], unit_of_response: np.ndarray, n_units: int) -> np.ndarray:
+    """Each unit's prior: the mean declared difficulty (as a logit) over its responses (NaN for none)."""
+    if values is None:
+        return np.full(n_units, np.nan)
+    logits = difficulty_logit(pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan))
+    known = np.isfinite(logits)
+    total = np.bincount(unit_of_response, weights=known, minlength=n_units)
+    summed = np.bincount(unit_of_response, weights=np.where(known, logits, 0.0), minlength=n_units)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, summed / total, np.nan)
 
 
 def calibrate(frame: pd.DataFrame, model: str = "rasch", unit_level: str = "auto", method: Optional[str] = None,
@@ -97,6 +119,12 @@ def calibrate(frame: pd.DataFrame, model: str = "rasch", unit_level: str = "auto
 
     ``model`` is "rasch" or "2pl"; ``method`` is passed to the estimator
     (default: its own, which suits adaptively assigned classroom data).
+    Every step works on whole columns: ids are coded once (Arrow's dictionary
+    encoding for the store's text columns, the codes of a categorical); an
+    item's family and skill are read once per item, from one of its rows (the
+    store gives every row of an item the same), and a unit's declared
+    difficulty is the mean over its responses. Units and students come out in
+    sorted order, whatever the order of the rows.
     """
     if model not in MODELS:
         raise CalibrationError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
@@ -109,49 +137,60 @@ def calibrate(frame: pd.DataFrame, model: str = "rasch", unit_level: str = "auto
     if frame.empty:
         raise CalibrationError("there are no responses to calibrate yet; students' answers are the data")
     started = time.perf_counter()
-    units = _units(frame, unit_level, min_responses)
-    # One row per item (a unit is the same for every response to an item): never a loop over the responses.
-    per_item = pd.DataFrame({"item": frame["item_id"].astype(str).to_numpy(dtype=object),
-                             "unit": units.to_numpy(dtype=object),
-                             "family": frame["family"].astype(object).to_numpy() if "family" in frame else None}) \
-        .drop_duplicates("item", keep="last")
-    unit_of_item = dict(zip(per_item["item"].tolist(), per_item["unit"].tolist()))
+    marked = frame["correct"].notna().to_numpy()
+    if not marked.all():              # unmarked answers say nothing: only the columns used here are kept
+        used = [c for c in COLUMNS if c in frame]
+        frame = frame.loc[marked, used]
     try:
-        data = irt.ResponseData.from_frame(frame).regroup(unit_of_item)
+        data = irt.ResponseData.from_frame(frame)
     except ValueError as exc:
         raise CalibrationError(str(exc)) from None
-    declared = _declared(frame, units) if use_declared else {}
-    kwargs: dict[str, Any] = {"prior_mean": declared or None, "prior_sd": prior_sd if declared else None}
+    rows = None                       # a row of every item (data.i follows the frame's rows), to read its family
+    if "family" in frame.columns or "skill" in frame.columns:
+        rows = np.empty(data.n_items, dtype=np.int64)
+        rows[data.i] = np.arange(data.n_responses, dtype=np.int32)
+    family = _per_item(frame, "family", rows, data.item_ids)                  # no family: the item itself
+    skill = _per_item(frame, "skill", rows, data.item_ids) if "skill" in frame.columns else family
+    units = _units(data.item_ids, family, skill, np.bincount(data.i, minlength=data.n_items), unit_level,
+                   min_responses)
+    by_unit = data if np.array_equal(units, data.item_ids) else data.group_items(units)
+    unit_ids = by_unit.item_ids
+    unit_of = np.searchsorted(unit_ids, units.astype(str))        # item -> its unit's code
+    declared = _declared(frame["difficulty_value"] if use_declared and "difficulty_value" in frame.columns else None,
+                         by_unit.i, len(unit_ids))
+    has_prior = bool(np.isfinite(declared).any())
+    kwargs: dict[str, Any] = {"prior_mean": declared if has_prior else None,
+                              "prior_sd": prior_sd if has_prior else None}
     if method is not None:
         kwargs["method"] = method
     try:
-        params = (irt.fit_rasch if model == "rasch" else irt.fit_2pl)(data, **kwargs)
-        abilities = irt.eap(data, params)
-        fit = irt.item_fit(data, params, abilities)
+        params = (irt.fit_rasch if model == "rasch" else irt.fit_2pl)(by_unit, **kwargs)
+        abilities = irt.eap(by_unit, params)
+        fit = irt.item_fit(by_unit, params, abilities)
     except ValueError as exc:
         raise CalibrationError(str(exc)) from None
-    out = params.to_frame().rename(columns={"item_id": "unit"})
+    out = params.to_frame().rename(columns={"item_id": "unit"})      # units in unit_ids order, as fit's rows
     if "se_discrimination" not in out:
         out["se_discrimination"] = np.nan
-    fit = fit.rename(columns={"item_id": "unit"}) if "item_id" in fit.columns else fit
-    out = out.merge(fit[["unit", "infit", "outfit"]], on="unit", how="left")
-    out["declared"] = out["unit"].map(declared)
-    kinds = _unit_kinds(per_item)
-    out["kind"] = out["unit"].map(kinds).fillna("item")
+    out["infit"], out["outfit"] = fit["infit"].to_numpy(), fit["outfit"].to_numpy()
+    out["declared"] = declared
+    out["kind"] = _unit_kinds(data.item_ids, units, family, unit_of, len(unit_ids))
     out = out[["unit", "kind", "difficulty", "se_difficulty", "discrimination", "se_discrimination", "n",
                "p_correct", "infit", "outfit", "declared", "flags"]]
     return Calibration(model=model, unit_level=unit_level, method=params.method, parameters=out,
                        abilities=abilities.to_frame().rename(columns={"student_id": "student"}),
-                       unit_of_item=unit_of_item, n_responses=int(data.n_responses),
-                       seconds=time.perf_counter() - started, converged=bool(params.converged),
-                       iterations=int(params.iterations))
+                       unit_of_item=dict(zip(data.item_ids.tolist(), units.tolist())),
+                       n_responses=int(by_unit.n_responses), seconds=time.perf_counter() - started,
+                       converged=bool(params.converged), iterations=int(params.iterations))
 
 
-def _unit_kinds(per_item: pd.DataFrame) -> dict[str, str]:
-    """Whether each unit is an item, a family or a skill (what a page needs to label it), from one row per item."""
-    item, u, family = per_item["item"].to_numpy(), per_item["unit"].to_numpy(), per_item["family"].to_numpy()
-    kinds = np.where(u == item, "item", np.where(u == family, "family", "skill"))
-    return dict(zip(u.tolist(), kinds.tolist()))
+def _unit_kinds(item_ids: np.ndarray, units: np.ndarray, family: np.ndarray, unit_of: np.ndarray,
+                n_units: int) -> np.ndarray:
+    """Whether each unit is an item, a family or a skill (what a page needs to label it), from arrays over items."""
+    kinds = np.where(units == item_ids, "item", np.where(units == family, "family", "skill")).astype(object)
+    out = np.empty(n_units, dtype=object)
+    out[unit_of] = kinds
+    return out
 
 
 def level_order(parameters: pd.DataFrame) -> pd.DataFrame:

@@ -32,8 +32,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    from core.store import StoreError
-    from core.store.db import ENGINE_ERRORS, problem_kind, storage_error
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
@@ -44,13 +42,29 @@ def main(argv: Optional[list[str]] = None) -> int:
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.code
-    except StoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except BrokenPipeError:
         return 0
-    except (*ENGINE_ERRORS, OSError) as exc:
-        if problem_kind(exc) in (None, "conflict") and not isinstance(exc, ENGINE_ERRORS):
+    except Exception as exc:
+        message = _storage_message(exc, getattr(args, "db", None))
+        if message is None:
             raise  # not the database or the disk: a bug, with its traceback
-        print(f"error: {storage_error(exc, getattr(args, 'db', None))}", file=sys.stderr)
+        print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _storage_message(exc: Exception, db: Optional[str]) -> Optional[str]:
+    """The one line for a database or disk failure; None for anything else. The store is looked at only when
+    the command loaded it, so commands that need no database never load an engine."""
+    if "core.store.db" not in sys.modules:
+        return None if not isinstance(exc, OSError) else _disk_message(exc, db)
+    from core.store.db import ENGINE_ERRORS, StoreError, problem_kind, storage_error
+    if isinstance(exc, StoreError):
+        return str(exc)
+    if isinstance(exc, ENGINE_ERRORS) or (isinstance(exc, OSError) and problem_kind(exc) not in (None, "conflict")):
+        return str(storage_error(exc, db))
+    return None
+
+
+def _disk_message(exc: OSError, db: Optional[str]) -> Optional[str]:
+    from core.store.db import problem_kind, storage_error
+    return str(storage_error(exc, db)) if problem_kind(exc) not in (None, "conflict") else None

@@ -7,24 +7,47 @@ from pathlib import Path
 from core.cli.common import CommandError, add_command, open_store, print_json
 
 
+ID_COLUMNS = ("student_id", "item_id", "family", "skill")     # read as text, coded once (a dictionary per column)
+
+
 def _responses_csv(path: str):
-    import pandas as pd
+    """The responses of a CSV file as a frame (student, item_id, correct, ...), read by Arrow's CSV reader.
+
+    Id columns arrive dictionary-encoded (pandas categoricals): every id is
+    hashed once, while the file is read, and never touched again in Python.
+    ``correct`` is read as true/false (1/0, True/False) straight into one byte
+    per answer; a file that spells it otherwise is read again as it is, for
+    the calibration to say what it found. Empty cells and the usual spellings
+    of "missing" (NA, null) are missing.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
     if not Path(path).is_file():
         raise CommandError(f"no such file: {path}")
+    text = pa.dictionary(pa.int32(), pa.string())
+    types = {c: text for c in ID_COLUMNS}
     try:
-        frame = pd.read_csv(path, dtype={"student_id": str, "item_id": str})
-    except (ValueError, OSError) as exc:
-        raise CommandError(f"{path} is not a readable CSV file: {exc}") from None
-    missing = [c for c in ("student_id", "item_id", "correct") if c not in frame.columns]
+        try:
+            table = pcsv.read_csv(path, convert_options=pcsv.ConvertOptions(
+                column_types={**types, "correct": pa.bool_()}, strings_can_be_null=True))
+        except pa.ArrowInvalid:       # not 1/0 or True/False throughout (or not CSV at all): read it as it is
+            table = pcsv.read_csv(path, convert_options=pcsv.ConvertOptions(column_types=types,
+                                                                            strings_can_be_null=True))
+    except (pa.ArrowException, OSError) as exc:
+        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise CommandError(f"{path} is not a readable CSV file: {first_line}") from None
+    missing = [c for c in ("student_id", "item_id", "correct") if c not in table.column_names]
     if missing:
         raise CommandError(f"{path} needs the columns student_id,item_id,correct; it lacks {', '.join(missing)}")
+    where = table.column_names.index("correct")
+    if pa.types.is_boolean(table.schema.types[where]):
+        table = table.set_column(where, "correct", table.column(where).cast(pa.int8()))
+    frame = table.to_pandas(split_blocks=True, self_destruct=True)   # Arrow's buffers go as pandas takes them
     return frame.rename(columns={"student_id": "student"})
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from core.analytics.calibration import CalibrationError, calibrate
-    from core.store import analytics
-    from core.store.export import write_csv
+    from core.analytics.calibration import COLUMNS, CalibrationError, calibrate
     if bool(args.responses) == bool(args.db):
         raise CommandError("give the responses as --responses FILE.csv or --db PATH (one of them)")
     store = None
@@ -37,7 +60,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         store = open_store(args.db)
     try:
         if store is not None:
-            frame = analytics.responses(store)
+            from core.store import analytics
+            frame = analytics.responses(store, columns=COLUMNS)
         try:
             result = calibrate(frame, args.model, args.level, min_responses=args.min_responses)
         except CalibrationError as exc:
@@ -53,6 +77,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         table = table.drop(columns=["discrimination", "se_discrimination"])
     for frame, path in ((table, args.out), (result.abilities, args.abilities)):
         if path:
+            from core.store.export import write_csv
             try:
                 write_csv(frame, path)
             except OSError as exc:

@@ -13,7 +13,6 @@ difficulty a little below its estimate, recording why.
 """
 from __future__ import annotations
 
-import math
 import random
 import time
 from typing import Any, Optional
@@ -26,16 +25,11 @@ from core.flows.fetch import fetch_question, suppliable_outcomes
 from core.items.generator import Item
 from core.items.sources import NoQuestions, stem_key
 from core.analytics import irt
+from core.analytics.calibration import difficulty_logit
 from core.store import analytics as analytics_store
 from core.store import school, sessions
 
 ADAPTIVE_OFFSET = 0.3       # serve items this far (in logits) below the current estimate
-
-
-def difficulty_logit(value: float) -> float:
-    """A blueprint's declared difficulty (0..1, 0.5 = average) on the logit scale used for ability."""
-    value = min(0.98, max(0.02, value))
-    return math.log(value / (1 - value)) * 1.6
 
 
 PRIOR_SE = 1.0              # a new student's ability: N(0, 1) on the calibrated scale

@@ -100,7 +100,7 @@ def generate_items(skills: Iterable[LoadedBlueprint], plan: Iterable[PlanEntry],
 
 def calibration_responses(store: Store, class_code: Optional[str]) -> pd.DataFrame:
     """The responses a calibration of a class (or of everyone) reads."""
-    return data.responses(store, class_code)
+    return data.responses(store, class_code, columns=cal.COLUMNS)
 
 
 def calibrate(frame: pd.DataFrame, model: str, unit_level: str, progress: JobProgress = None) -> cal.Calibration:

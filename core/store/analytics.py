@@ -10,7 +10,7 @@ knew.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import duckdb
 import pandas as pd
@@ -48,28 +48,43 @@ def _filters(class_code: Optional[str], subject: Optional[str], level: Optional[
     return " AND ".join(where), params
 
 
+RESPONSE_COLUMNS = {
+    "student": "r.student", "item_id": "r.item_id", "session_id": "r.session_id", "kind": "s.kind",
+    "correct": "CAST(r.correct AS INTEGER)", "score": "r.score", "max_score": "r.max_score", "answer": "r.answer",
+    "created_at": "r.created_at", "blueprint_id": "i.blueprint_id", "difficulty_level": "i.difficulty_level",
+    "difficulty_value": "i.difficulty_value", "family": "i.family", "skill": "i.skill", "outcome_id": "i.outcome_id",
+    "subject": "i.subject", "level": "i.level", "source": "i.source", "item_type": "i.item_type"}
+ORDER = ("student", "item_id", "correct", "created_at")
+
+
 def responses(store: Store, class_code: Optional[str] = None, subject: Optional[str] = None,
               level: Optional[str] = None, student: Optional[str] = None,
-              blueprint_id: Optional[str] = None, item_type: Optional[str] = None) -> pd.DataFrame:
+              blueprint_id: Optional[str] = None, item_type: Optional[str] = None,
+              columns: Optional[Sequence[str]] = None) -> pd.DataFrame:
     """One row per first-attempt response: who, which item (its family and skill), right or not, when.
 
-    Columns: student, item_id, session_id, kind, correct (int8), score, max_score, answer, created_at,
-    blueprint_id, difficulty_level, difficulty_value, family (blueprint|level), skill, outcome_id,
-    subject, level, source, item_type. Rows come sorted by student, item, mark and time.
+    Columns (all of RESPONSE_COLUMNS, or the ``columns`` asked for): student, item_id, session_id, kind,
+    correct (int8), score, max_score, answer, created_at, blueprint_id, difficulty_level, difficulty_value,
+    family (blueprint|level), skill, outcome_id, subject, level, source, item_type. Rows come sorted by
+    student, item, mark and time (those of them asked for).
     """
+    names = list(columns) if columns is not None else list(RESPONSE_COLUMNS)
+    unknown = [c for c in names if c not in RESPONSE_COLUMNS]
+    if unknown:
+        raise ValueError(f"responses have no column {', '.join(unknown)}; they have {', '.join(RESPONSE_COLUMNS)}")
     where, params = _filters(class_code, subject, level, student, blueprint_id=blueprint_id, item_type=item_type)
+    select = ", ".join(f"{RESPONSE_COLUMNS[c]} AS {c}" for c in names)
+    sessions = " LEFT JOIN sessions s ON s.id = r.session_id" if "kind" in names else ""
     sql = f"""
         WITH i AS ({_item_units(store)})
-        SELECT r.student, r.item_id, r.session_id, s.kind, CAST(r.correct AS INTEGER) AS correct,
-               r.score, r.max_score, r.answer, r.created_at, i.blueprint_id, i.difficulty_level, i.difficulty_value,
-               i.family, i.skill, i.outcome_id, i.subject, i.level, i.source, i.item_type
-        FROM responses r JOIN i ON i.id = r.item_id LEFT JOIN sessions s ON s.id = r.session_id
+        SELECT {select}
+        FROM responses r JOIN i ON i.id = r.item_id{sessions}
         WHERE {where}"""
     # One order whatever the engine returned: figures summed from these rows come out the same on either backend.
-    table = store.query_arrow(sql, params).sort_by([(c, "ascending") for c in ("student", "item_id", "correct",
-                                                                               "created_at")])
+    table = store.query_arrow(sql, params).sort_by([(c, "ascending") for c in ORDER if c in names])
     frame = table.to_pandas()
-    frame["correct"] = frame["correct"].astype("int8")
+    if "correct" in frame.columns:
+        frame["correct"] = frame["correct"].astype("int8")
     return frame
 
 

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from core.cli import main
 from core.analytics import reports
+from core.analytics import calibration
 from core.analytics.calibration import CalibrationError, calibrate, icc_frame, level_order
 from core.flows import practice
 from core.flows.practice import difficulty_logit
@@ -74,6 +80,50 @@ def test_the_declared_difficulty_is_the_prior_of_a_sparse_family():
     assert with_prior.loc["BP0|hard", "declared"] == pytest.approx(declared)
     assert abs(with_prior.loc["BP0|hard", "difficulty"] - declared) < abs(without.loc["BP0|hard", "difficulty"] - declared)
     assert np.isfinite(with_prior["difficulty"]).all()
+
+
+def arrow_text(values, chunks: int = 4) -> pd.Series:
+    """A text column as the store returns it: Arrow large strings in several chunks, nulls kept."""
+    pieces = np.array_split(np.asarray(values, dtype=object), chunks)
+    text = [pa.array(c, type=pa.large_string(), from_pandas=True) for c in pieces]
+    return pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array(text)))
+
+
+def test_a_calibration_is_the_same_from_the_store_s_arrow_text_in_any_row_order_and_with_unmarked_rows():
+    frame, _ = family_responses(n_students=200, per_family=6)
+    popular = frame.index[:40]                                       # one item answered 40 times
+    frame.loc[popular, ["item_id", "family", "skill", "difficulty_value"]] = ["popular", "BP0|easy", "BP0", 0.3]
+    bank = frame.index[40:60]
+    frame.loc[bank, ["family", "difficulty_value"]] = None           # bank items: no family, nothing declared
+    frame["family"] = frame["family"].astype(object)
+    expected = calibrate(frame, "rasch", "auto", min_responses=30)
+    unmarked = frame.iloc[:25].assign(correct=None, student="nobody")     # answers not marked yet
+    mixed = pd.concat([frame.astype({"correct": object}), unmarked]).sample(frac=1.0, random_state=4)
+    from_store = pd.DataFrame({c: arrow_text(mixed[c]) if c in ("student", "item_id", "family", "skill") else
+                               mixed[c].to_numpy() for c in mixed.columns})
+    got = calibrate(from_store, "rasch", "auto", min_responses=30)
+    pd.testing.assert_frame_equal(got.parameters, expected.parameters, check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(got.abilities, expected.abilities, check_exact=False, rtol=1e-12)
+    assert got.unit_of_item == expected.unit_of_item and got.n_responses == len(frame)
+    kinds = got.parameters.set_index("unit")["kind"]
+    assert kinds["popular"] == "item" and (kinds[frame.loc[bank, "item_id"]] == "item").all()
+    assert (kinds.drop(["popular", *frame.loc[bank, "item_id"]]) == "family").all()
+    assert list(got.parameters["unit"]) == sorted(got.parameters["unit"])     # units come out sorted
+
+
+def test_declared_difficulties_are_read_on_the_practice_scale_and_averaged_over_the_responses():
+    values = np.array([0.0, 0.01, 0.3, 0.5, 0.7, 0.99, 1.0])
+    clipped = np.clip(values, 0.02, 0.98)
+    assert calibration.difficulty_logit(values) == pytest.approx(1.6 * np.log(clipped / (1 - clipped)))
+    assert difficulty_logit is calibration.difficulty_logit     # the practice flow reads the same scale
+    assert calibration.difficulty_logit(0.5) == 0.0 and calibration.difficulty_logit(0.7) > 0
+    assert np.isnan(calibration.difficulty_logit(np.nan))
+    rng = np.random.default_rng(5)
+    rows = [{"student": f"s{k}", "item_id": item, "skill": "SK", "difficulty_value": value,
+             "correct": int(rng.random() < 0.5)}
+            for item, value, times in (("easy", 0.3, 30), ("hard", 0.7, 10), ("bank", None, 5)) for k in range(times)]
+    declared = calibrate(pd.DataFrame(rows), "rasch", "skill").parameters.set_index("unit").loc["SK", "declared"]
+    assert declared == pytest.approx((30 * difficulty_logit(0.3) + 10 * difficulty_logit(0.7)) / 40)
 
 
 def test_level_order_flags_levels_out_of_order_and_levels_without_a_difference():
@@ -186,6 +236,44 @@ def test_cli_calibrates_the_database_and_stores_the_result(tmp_path, capsys, lib
         assert data.latest_calibration(store)["unit_level"] == "auto"
     finally:
         store.close()
+
+
+def test_cli_reads_answers_as_words_decimals_or_blanks_and_keeps_ids_as_written(tmp_path):
+    frame, _ = family_responses(n_students=120, per_family=5)
+    expected = calibrate(frame[["student", "item_id", "correct", "family"]], "rasch", "family").parameters
+    plain = frame.rename(columns={"student": "student_id"})[["student_id", "item_id", "correct", "family"]]
+    out = tmp_path / "units.csv"
+    for name, correct in (("words", plain["correct"].map({1: "True", 0: "False"})),
+                          ("decimals", plain["correct"].astype(float))):
+        path = tmp_path / f"{name}.csv"
+        plain.assign(correct=correct).to_csv(path, index=False)
+        assert main(["calibrate", "--responses", str(path), "--level", "family", "--out", str(out)]) == 0, name
+        units = pd.read_csv(out).set_index("family")
+        assert units["difficulty"].to_dict() == pytest.approx(expected.set_index("unit")["difficulty"].to_dict()), name
+    path, abilities = tmp_path / "ids.csv", tmp_path / "abilities.csv"
+    path.write_text("student_id,item_id,correct\n007,1,1\n7,1,0\n007,2,\n7,2,1\n007,3,NA\n")
+    assert main(["calibrate", "--responses", str(path), "--out", str(out), "--abilities", str(abilities)]) == 0
+    students = pd.read_csv(abilities, dtype={"student": str}).set_index("student")["n"].to_dict()
+    assert students == {"007": 1, "7": 2}                           # "007" is not "7"; blanks and NA are unmarked
+    assert sorted(pd.read_csv(out, dtype={"item": str})["item"]) == ["1", "2"]
+
+
+def test_the_calibrate_command_imports_only_what_it_uses(tmp_path):
+    path = tmp_path / "complete.csv"
+    path.write_text("student_id,item_id,correct\na,q1,1\na,q2,0\nb,q1,0\nb,q2,1\nc,q1,1\nc,q2,1\n")
+    code = ("import sys; from core.cli import main; "
+            f"code = main(['calibrate', '--responses', {str(path)!r}, '--out', {str(tmp_path / 'u.csv')!r}]); "
+            "print(code, ' '.join(sorted(sys.modules)))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ,
+                         cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert run.returncode == 0, run.stderr
+    status, modules = run.stdout.strip().splitlines()[-1].split(" ", 1)
+    loaded = set(modules.split())
+    assert status == "0"
+    unneeded = {m for m in loaded if m.split(".")[0] in {"streamlit", "plotly", "sympy", "openai"}
+                or m.startswith(("core.flows", "core.llm", "core.blueprints", "core.items.generator", "scipy.special"))}
+    assert not unneeded, sorted(unneeded)
+    assert "scipy.sparse" not in loaded          # complete data (one fixed paper) never build a sparse matrix
 
 
 @pytest.mark.parametrize("args, message", [

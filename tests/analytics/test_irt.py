@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from scipy import integrate
 from scipy.special import expit
@@ -233,6 +234,28 @@ def test_infit_and_outfit_match_a_hand_computation():
     assert np.allclose(item_fit(data, params, shuffled).infit, fit.infit.to_numpy())
 
 
+def test_item_fit_block_by_block_adds_up_to_one_pass(monkeypatch):
+    df, items, students = simulate(500, 12, missing=0.4, model="2pl", seed=32)
+    data = ResponseData.from_frame(df)
+    params = ItemParams.from_frame(items)
+    theta = students.set_index("student").loc[data.student_ids].theta.to_numpy()
+    whole = item_fit(data, params, theta)
+    monkeypatch.setattr(irt.fit, "FIT_BLOCK", 97)                 # many blocks, the last one short
+    blocks = item_fit(data, params, theta)
+    assert np.allclose(blocks[["infit", "outfit"]], whole[["infit", "outfit"]], rtol=1e-12)
+    assert (blocks["n"] == whole["n"]).all()
+
+
+def test_the_logistic_function_matches_scipy_everywhere_without_overflow():
+    x = np.concatenate([np.linspace(-800, 800, 4001), [0.0, 1e-300, -1e-300]])
+    with np.errstate(all="raise"):
+        ours = irt.logistic.expit(x)
+    assert np.allclose(ours, expit(x), rtol=0, atol=3e-16)
+    assert irt.logistic.expit(0.3) == pytest.approx(float(expit(0.3)), abs=3e-16)
+    out = np.empty(3, dtype=np.float32)
+    assert irt.logistic.expit(np.array([-1.0, 0.0, 1.0], dtype=np.float32), out=out) is out
+
+
 def test_item_fit_is_near_one_for_data_that_fit_and_flags_a_noisy_item():
     df, items, students = simulate(3000, 20, seed=19)
     flip = df.item_id == "i00000"
@@ -336,6 +359,49 @@ def test_from_frame_accepts_bool_or_01_and_drops_unmarked_rows():
     numbers = ResponseData.from_frame(pd.DataFrame({"student": ["a", "b"], "item_id": ["x", "x"],
                                                     "correct": [1.0, 0.0]}))
     assert list(numbers.x) == [1, 0]
+
+
+def arrow_text(values, chunks: int = 3) -> pd.Series:
+    """Ids as the store returns them: Arrow-backed large strings in several chunks."""
+    pieces = np.array_split(np.asarray(values, dtype=object), chunks)
+    return pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array([pa.array(c, type=pa.large_string())
+                                                                        for c in pieces])))
+
+
+def test_codes_are_sorted_ids_the_same_for_any_row_order_and_any_kind_of_id_column():
+    df, _, _ = simulate(400, 15, missing=0.3, seed=31)
+    base = ResponseData.from_frame(df)
+    assert list(base.item_ids) == sorted(base.item_ids) and list(base.student_ids) == sorted(base.student_ids)
+    shuffled = df.iloc[np.random.default_rng(1).permutation(len(df))]
+    variants = {
+        "categorical, shuffled": shuffled,
+        "text": shuffled.astype({"student": str, "item_id": str}),
+        "objects": shuffled.astype({"student": object, "item_id": object}),
+        "store (Arrow chunks)": pd.DataFrame({"student": arrow_text(shuffled.student.astype(str)),
+                                              "item_id": arrow_text(shuffled.item_id.astype(str)),
+                                              "correct": shuffled.correct.to_numpy()}),
+    }
+    expected = fit_rasch(base)
+    for name, frame in variants.items():
+        data = ResponseData.from_frame(frame)
+        assert np.array_equal(data.item_ids, base.item_ids) and np.array_equal(data.student_ids, base.student_ids)
+        assert sorted(zip(data.student_ids[data.s], data.item_ids[data.i], data.x)) == \
+            sorted(zip(base.student_ids[base.s], base.item_ids[base.i], base.x)), name
+        params = fit_rasch(data)          # row order never changes a Rasch calibration, not even in the last bit
+        assert np.array_equal(params.difficulty, expected.difficulty), name
+        assert np.array_equal(eap(data, params).theta, eap(base, expected).theta), name
+
+
+def test_unused_categories_are_no_items_and_missing_ids_are_refused_in_every_kind_of_column():
+    df = pd.DataFrame({"student": pd.Categorical(["b", "a", "b"], categories=["z", "b", "a"]),
+                       "item_id": pd.Categorical(["q2", "q1", "q1"], categories=["q1", "q2", "q9"]),
+                       "correct": [1, 0, 1]})
+    data = ResponseData.from_frame(df)
+    assert list(data.student_ids) == ["a", "b"] and list(data.item_ids) == ["q1", "q2"]
+    assert list(data.counts()[0]) == [2, 1]
+    for column in (pd.Categorical(["a", None, "b"]), arrow_text(["a", None, "b"]), pd.Series(["a", None, "b"])):
+        with pytest.raises(ValueError, match="1 responses have no student"):
+            ResponseData.from_frame(pd.DataFrame({"student": column, "item_id": ["x"] * 3, "correct": [1, 0, 1]}))
 
 
 @pytest.mark.parametrize("frame,message", [

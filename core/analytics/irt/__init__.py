@@ -26,7 +26,8 @@ The modules, in the order the data flow through them:
 * ``results``: what calibration returns (``ItemParams``, ``Abilities``);
 * ``abilities``: ``eap`` for a class, ``online_update`` after one answer;
 * ``fit``: ``item_fit`` (infit and outfit) and ``icc``;
-* ``simulation``: ``simulate``, responses with known parameters.
+* ``simulation``: ``simulate``, responses with known parameters;
+* ``logistic``: the logistic function every model uses, in numpy alone.
 
 Everything is importable from here: ``from core.analytics import irt``.
 """

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Union
 
 import numpy as np
-from scipy.special import expit
 
 from core.analytics.irt.data import ArrayLike, ResponseData
 from core.analytics.irt.design import _Design
+from core.analytics.irt.logistic import expit
 from core.analytics.irt.quadrature import _block_posterior, _normal_log_weights
 from core.analytics.irt.results import Abilities, ItemParams, _aligned
 

@@ -2,9 +2,13 @@
 
 Data come long-format (student, item, correct), one row per response, and
 every student may answer a different subset of the items. ``ResponseData``
-codes them once: students and items become integer codes (ids kept as text),
+codes them once: students and items become integer codes (ids kept as text, in
+sorted order, so the same responses in any row order give the same codes),
 answers 0/1. Unmarked responses (``correct`` null) are dropped; anything other
-than True/False or 1/0 is refused rather than guessed at.
+than True/False or 1/0 is refused rather than guessed at. Id columns are coded
+without touching their values one by one in Python: a categorical by its codes,
+Arrow-backed text (what the store and the CSV reader give) by Arrow's
+dictionary encoding, anything else by ``pandas.factorize``.
 
 ``ResponseData`` is immutable, so what is derived from it (the response
 matrix, ``design._Design``) can be built once and kept with it.
@@ -79,15 +83,15 @@ class ResponseData:
         if len(df) == 0:
             raise ValueError("the responses frame is empty: there is nothing to calibrate; "
                              "check the query or filter that produced it")
-        col = df[correct]
+        col, who, what = df[correct], df[student], df[item]
         marked = col.notna().to_numpy()
-        if not marked.all():
-            df, col = df[marked], col[marked]
-            if len(df) == 0:
+        if not marked.all():                  # only the three columns are filtered, never the whole frame
+            if not marked.any():
                 raise ValueError(f"no response has a value in {correct!r} (all are null): nothing is marked yet")
+            col, who, what = col[marked], who[marked], what[marked]
         x = _as_binary(col, correct)
-        s, student_ids = _codes(df[student], student)
-        i, item_ids = _codes(df[item], item)
+        s, student_ids = _codes(who, student)
+        i, item_ids = _codes(what, item)
         return cls(student_ids, item_ids, s, i, x)
 
     def to_frame(self) -> pd.DataFrame:
@@ -111,10 +115,19 @@ class ResponseData:
             example = ", ".join(map(repr, list(self.item_ids[:3])))
             raise ValueError(f"regroup: none of the {len(mapping)} mapping keys is an item in these responses "
                              f"(items look like {example}); map item ids to group ids")
-        groups = np.array([str(mapping[k]) if mapping.get(k) is not None else k for k in self.item_ids], dtype=object)
-        codes, uniques = pd.factorize(groups)
-        return ResponseData(self.student_ids, np.asarray(uniques, dtype=str), self.s,
-                            codes.astype(np.int32)[self.i], self.x)
+        groups = [str(mapping[k]) if mapping.get(k) is not None else k for k in self.item_ids.tolist()]
+        return self.group_items(np.asarray(groups, dtype=str))
+
+    def group_items(self, groups: np.ndarray) -> "ResponseData":
+        """``regroup`` with the group id of every item given as an array in ``item_ids`` order.
+
+        Group ids come out sorted, as item ids do.
+        """
+        groups = np.asarray(groups)
+        if groups.shape != (self.n_items,):
+            raise ValueError(f"group_items needs one group id per item ({self.n_items}), got {groups.size}")
+        ids, codes = np.unique(groups.astype(str), return_inverse=True)
+        return ResponseData(self.student_ids, ids, self.s, codes.astype(np.int32)[self.i], self.x)
 
     def counts(self) -> tuple[np.ndarray, np.ndarray]:
         """Per item: (responses, correct responses)."""
@@ -124,26 +137,49 @@ class ResponseData:
 
 
 def _codes(column: pd.Series, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes and the distinct ids (as text) of an id column."""
-    if getattr(column.dtype, "storage", None) == "pyarrow":
-        # Arrow-backed text (what the store returns): Arrow's own hashing is twice as fast.
-        arrow = pa.array(column)
-        arrow = arrow.combine_chunks() if isinstance(arrow, pa.ChunkedArray) else arrow
-        if arrow.null_count:
-            raise ValueError(f"{arrow.null_count} responses have no {name}; fill in or drop those rows")
-        encoded = pc.dictionary_encode(arrow)
-        codes = encoded.indices.to_numpy(zero_copy_only=False)
-        uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
+    """Integer codes and the distinct ids (as text, sorted) of an id column, with no Python loop over rows.
+
+    Ids that read the same as text are one id (1 and "1" in one column); ids
+    with no response (a categorical's unused categories) are left out.
+    """
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()
+        uniques: Any = column.cat.categories
+    elif getattr(dtype, "storage", None) == "pyarrow" or isinstance(dtype, pd.ArrowDtype):
+        codes, uniques = _arrow_codes(pa.array(column), name)
     else:
         codes, uniques = pd.factorize(column)
-        if (codes < 0).any():
-            raise ValueError(f"{int((codes < 0).sum())} responses have no {name}; fill in or drop those rows")
+    if len(codes) and codes.min() < 0:
+        raise ValueError(f"{int((codes < 0).sum())} responses have no {name}; fill in or drop those rows")
     ids = np.asarray(pd.Index(uniques).astype(str), dtype=str)
-    if len(np.unique(ids)) < len(ids):  # e.g. 1 and "1" in one column: the same id once written as text
-        inverse, ids = pd.factorize(ids)
-        codes = inverse[codes]
-        ids = np.asarray(ids, dtype=str)
-    return codes.astype(np.int32), ids
+    used = np.bincount(codes, minlength=len(ids)) > 0
+    # Sorted distinct ids (np.unique also merges ids that became equal as text); codes follow them.
+    sorted_ids, inverse = np.unique(ids[used], return_inverse=True)
+    remap = np.full(len(ids), -1, dtype=np.int32)
+    remap[used] = inverse
+    return remap[codes], sorted_ids
+
+
+def _arrow_codes(arrow: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and distinct values of an Arrow array or chunked array, by Arrow's dictionary encoding.
+
+    A chunked array (what the store returns) is encoded chunk by chunk against
+    one dictionary, without first copying the chunks into one array.
+    """
+    if arrow.null_count:
+        raise ValueError(f"{arrow.null_count} responses have no {name}; fill in or drop those rows")
+    if pa.types.is_dictionary(arrow.type):          # already encoded, perhaps chunk by chunk: encode its values
+        arrow = arrow.cast(arrow.type.value_type)
+    encoded = pc.dictionary_encode(arrow)
+    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    if not chunks:
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=object)
+    dictionary = chunks[-1].dictionary
+    if not all(c.dictionary.equals(dictionary) for c in chunks[:-1]):   # not one dictionary: encode in one piece
+        return _arrow_codes(encoded.cast(dictionary.type).combine_chunks(), name)
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
+    return codes, dictionary.to_numpy(zero_copy_only=False)
 
 
 def _as_binary(col: pd.Series, name: str) -> np.ndarray:

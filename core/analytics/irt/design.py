@@ -9,12 +9,14 @@ the same item add up in the matrix (they count as independent replications).
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
-import scipy.sparse as sp
 
 from core.analytics.irt.data import ResponseData
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 COMPLETE_CHECK_MAX = 50_000_000  # complete data are recognised without a matrix up to this many responses
 
@@ -32,13 +34,13 @@ class _Design:
         P, I = data.n_students, data.n_items
         self.P, self.I = P, I
         self.s, self.i = data.s, data.i
-        self.x = data.x.astype(np.float64)
-        self.n_p = np.bincount(data.s, minlength=P).astype(np.float64)
-        self.r_p = np.bincount(data.s, weights=self.x, minlength=P)
-        self.n_i = np.bincount(data.i, minlength=I).astype(np.float64)
-        self.r_i = np.bincount(data.i, weights=self.x, minlength=I)
+        self._x = data.x
         right = data.x > 0
         self._s_right, self._i_right = data.s[right], data.i[right]     # the correct answers
+        self.n_p = np.bincount(data.s, minlength=P).astype(np.float64)
+        self.r_p = np.bincount(self._s_right, minlength=P).astype(np.float64)
+        self.n_i = np.bincount(data.i, minlength=I).astype(np.float64)
+        self.r_i = np.bincount(self._i_right, minlength=I).astype(np.float64)
         self._M: Optional[sp.csr_matrix] = None
         self.same_items = self._complete(data) or self._same_items()
         if self.same_items:  # every row alike: one row stands for all
@@ -48,9 +50,15 @@ class _Design:
             self.rows = self.M
 
     @property
+    def x(self) -> np.ndarray:
+        """The answers (1 right, 0 wrong) as floats, response by response."""
+        return self._x.astype(np.float64)
+
+    @property
     def M(self) -> sp.csr_matrix:
         """Students x items response counts (repeats add up), compressed sparse rows."""
         if self._M is None:
+            import scipy.sparse as sp        # only here: complete data (one fixed paper) never need it
             ones = np.ones(len(self.s), dtype=np.float32)
             self._M = sp.csr_matrix((ones, (self.s, self.i)), shape=(self.P, self.I))
         return self._M
@@ -61,7 +69,11 @@ class _Design:
         if n != self.P * self.I or n > COMPLETE_CHECK_MAX or not ((self.n_i == self.P).all() and
                                                                (self.n_p == self.I).all()):
             return False
-        return bool((np.bincount(data.s.astype(np.int64) * self.I + data.i, minlength=n) == 1).all())
+        cell = data.s * self.I          # n cells, each met once if none is met twice
+        cell += data.i
+        seen = np.zeros(n, dtype=bool)
+        seen[cell] = True
+        return bool(seen.all())
 
     def _same_items(self) -> bool:
         """Whether every student answered the same items (one fixed paper)."""

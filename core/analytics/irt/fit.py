@@ -12,10 +12,13 @@ from typing import Union
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 
 from core.analytics.irt.data import ArrayLike, ResponseData
+from core.analytics.irt.logistic import expit
 from core.analytics.irt.results import Abilities, ItemParams, _aligned
+
+FIT_LOGIT_LIMIT = float(np.log((1 - 1e-9) / 1e-9))   # item_fit: model probabilities kept within [1e-9, 1 - 1e-9]
+FIT_BLOCK = 1 << 18                                  # item_fit: responses per block
 
 
 def _theta_for(data: ResponseData, theta: Union[Abilities, ArrayLike]) -> np.ndarray:
@@ -49,14 +52,27 @@ def item_fit(data: ResponseData, params: ItemParams, theta: Union[Abilities, Arr
     """
     a, b = _aligned(data, params)
     th = _theta_for(data, theta)
-    s, i, x = data.s, data.i, data.x.astype(np.float64)
-    p = np.clip(expit(a[i] * (th[s] - b[i])), 1e-9, 1 - 1e-9)
-    resid2 = (x - p) ** 2
-    var = p * (1 - p)
-    n = np.bincount(i, minlength=data.n_items)
-    outfit = np.bincount(i, weights=resid2 / var, minlength=data.n_items) / n
-    infit = np.bincount(i, weights=resid2, minlength=data.n_items) / np.bincount(i, weights=var,
-                                                                                  minlength=data.n_items)
+    I, rasch = data.n_items, bool((a == 1.0).all())
+    resid2, var, ratio = np.zeros(I), np.zeros(I), np.zeros(I)
+    # A block of responses at a time, in place: a class's millions of answers never need more than a few MB.
+    for lo in range(0, data.n_responses, FIT_BLOCK):
+        s, i, x = data.s[lo:lo + FIT_BLOCK], data.i[lo:lo + FIT_BLOCK], data.x[lo:lo + FIT_BLOCK]
+        p = th[s]
+        p -= b[i]
+        if not rasch:
+            p *= a[i]
+        np.clip(p, -FIT_LOGIT_LIMIT, FIT_LOGIT_LIMIT, out=p)     # P within [1e-9, 1 - 1e-9]
+        expit(p, out=p)
+        v = np.subtract(1.0, p)
+        v *= p
+        r = np.subtract(x, p, out=p)
+        r *= r
+        resid2 += np.bincount(i, weights=r, minlength=I)
+        var += np.bincount(i, weights=v, minlength=I)
+        r /= v
+        ratio += np.bincount(i, weights=r, minlength=I)
+    n = np.bincount(data.i, minlength=I)
+    infit, outfit = resid2 / var, ratio / n
     return pd.DataFrame({"item_id": data.item_ids, "n": n, "infit": infit, "outfit": outfit})
 
 

@@ -8,10 +8,10 @@ students answering 10 or more items each. See ``_joint``.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
 from core.analytics.irt.design import _Design
 from core.analytics.irt.item_steps import _rasch_item_step, _start_difficulty
+from core.analytics.irt.logistic import expit
 from core.analytics.irt.results import _Fit
 
 THETA_LIMIT = 8.0             # joint: abilities are kept within +-8 logits

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
 
 from core.analytics.irt.design import _Design
 from core.analytics.irt.item_steps import _rasch_item_step, _start_difficulty, _twopl_item_step
+from core.analytics.irt.logistic import expit
 from core.analytics.irt.priors import LOG_A_LIMITS, LOG_A_PRIOR_SD
 from core.analytics.irt.quadrature import _block_posterior, _normal_log_weights
 from core.analytics.irt.results import _Fit

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
+
+from core.analytics.irt.logistic import expit
 
 
 def simulate(n_students: int, n_items: int, missing: float = 0.0, model: str = "rasch", seed: int = 0,
