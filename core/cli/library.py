@@ -159,7 +159,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--difficulty", required=True, metavar="LEVEL", help="difficulty level, e.g. easy")
     p.add_argument("--n", type=int, default=1, help="number of items (default 1)")
     p.add_argument("--seed", default="0", help="seed; the same seed gives the same items")
-    p.add_argument("--db", default=None, help="store the items as drafts in this DuckDB file (otherwise nothing is written)")
+    p.add_argument("--db", default=None, help="store the items as drafts in this database, a DuckDB file or a "
+                   "postgresql:// URL (otherwise nothing is written)")
     p.add_argument("--allow-repeats", action="store_true", help="draw independently instead of avoiding repeats")
 
     p = add_command(sub, "variants", "Count the distinct items each difficulty level can produce.", cmd_variants)

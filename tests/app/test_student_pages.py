@@ -25,9 +25,14 @@ WRONG_GUESSES = ("98765", "x + 98765", WRONG, "10.98.76.5", "10.98.76.0/24")
 _names = itertools.count(1)
 
 
-@pytest.fixture(scope="module")
-def db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("student_pages") / "app.duckdb"
+@pytest.fixture(scope="module", params=["duckdb", "postgresql"])
+def db(request, tmp_path_factory):
+    """The app's database for the module: a DuckDB file, then a PostgreSQL database (every test runs on both)."""
+    if request.param == "duckdb":
+        path = tmp_path_factory.mktemp("student_pages") / "app.duckdb"
+    else:
+        path = request.getfixturevalue("pg_cluster").create_database(
+            prefix="student_pages", template=request.getfixturevalue("pg_template"))
     mp = pytest.MonkeyPatch()
     mp.setenv("WORKBENCH_DB", str(path))
     mp.chdir(ROOT)
