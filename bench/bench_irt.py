@@ -1,30 +1,47 @@
-"""IRT-lite calibration against girth 0.8, side by side on the same simulated data.
+"""Calibration against girth 0.8: whole commands from a CSV, a million stored responses, the estimators.
 
-1. Sizes 1,000x40, 10,000x100, 50,000x200 (students x items), complete and 70%
-   missing at random: Rasch MML, 2PL MML and EAP abilities, ours and girth's
-   (rasch_mml, twopl_mml, ability_eap). Per method and size: seconds, difficulty
-   RMSE, discrimination RMSE (2PL), correlation with the truth, girth/ours time.
-   Our Rasch and 2PL times include loading: the responses are first written to
-   a DuckDB store on a temp file (import_responses, not timed), then the timer
-   covers response_frame + ResponseData.from_frame + the fit. girth is timed on
-   its own input, a dense items x students matrix with -99999 for missing,
-   built beforehand. EAP (both) uses the true item parameters and is timed
-   alone, on data already loaded.
-2. One million responses (20,000 x 500, 90% missing): Rasch and 2PL, with loading.
-3. Adaptive data (10,000 x 100, each student answering 20-30 items near their
-   ability): girth's Rasch MML against ours (default, joint, one population).
+1. Whole process, from a CSV (the headline): 20,000 students x 120 items,
+   Rasch, every student answering every item (2.4 million responses), written
+   to a CSV (student_id,item_id,correct) with the generating difficulties kept
+   aside. Ours: ``python -m core calibrate --responses R.csv --out U.csv
+   --abilities A.csv`` (start Python, import, read, calibrate by MML, EAP
+   abilities and item fit, write two files). girth: a ``python -c`` script
+   that starts Python, reads the same CSV with pandas, builds girth's items x
+   students matrix, runs ``girth.rasch_mml`` (marginal maximum likelihood, the
+   estimator our default uses) and writes the difficulties. Each runs
+   ``--rounds`` times, alternately; medians and girth/ours. Goal: ours at most
+   girth's time. Accuracy: correlation and RMSE (both scales centred) against
+   the generating difficulties, and ours against girth's.
+2. One million responses from a DuckDB file: 20,000 students x 50 answers
+   over 500 stored items (blueprint levels easy/medium/hard, each item's true
+   difficulty its level's declared one plus noise). ``python -m core
+   calibrate --db FILE`` by item and by auto as whole processes (open, read,
+   calibrate, store the result), and the same from a PostgreSQL database (a
+   throwaway local cluster, or ``--pg-url``); ``--backend`` picks one. Goal:
+   under 20 s on each.
+3. ``--estimators``: the estimators in process, side by side with girth on
+   the same matrices: sizes 1,000x40, 10,000x100, 50,000x200, complete and
+   70% missing at random, Rasch MML, 2PL MML and EAP (per method and size:
+   seconds, difficulty and discrimination RMSE, correlation with the truth,
+   girth/ours); a million responses (20,000 x 500, 90% missing) loaded from
+   DuckDB; adaptive data (10,000 x 100, 20-30 items near each student's
+   ability). Ours includes loading from a DuckDB file; girth is timed on its
+   own dense matrix, built beforehand. ``--quick`` skips 50,000 x 200
+   (girth's 2PL there takes minutes).
 
-Difficulty RMSEs centre both scales on their item mean first.
+    python bench/bench_irt.py [--rounds 3] [--seed 1] [--backend duckdb|postgresql|both] [--pg-url URL]
+                              [--no-girth] [--estimators [--quick]]
 
-    python bench/bench_irt.py [--quick] [--seed 1] [--no-girth]
-
---quick skips the 50,000 x 200 size (girth's 2PL there takes about 5 minutes per run).
+The default run (sections 1 and 2) takes about a minute.
 girth is installed with: pip install -r requirements-bench.txt
 """
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,16 +50,23 @@ from typing import Callable, Optional
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from core.analytics.irt import ItemParams, ResponseData, eap, fit_2pl, fit_rasch, simulate  # noqa: E402
 from core.store import Store  # noqa: E402
 from core.store.responses import import_responses, response_frame  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from backends import add_arguments, databases  # noqa: E402
+
 SIZES = [(1_000, 40), (10_000, 100), (50_000, 200)]
 MISSING = [0.0, 0.7]
 GOAL_RATIO = {"Rasch MML": 2.0, "2PL MML": 20.0, "EAP": 5.0}
 GOAL_MILLION_S = 20.0
+CSV_SIZE = (20_000, 120)
+DB_SIZE = (20_000, 50, 500)          # students, answers each, stored items
+LEVELS = {"easy": 0.3, "medium": 0.5, "hard": 0.7}
 
 try:
     import girth
@@ -50,6 +74,22 @@ try:
 except ImportError:  # pragma: no cover - depends on the bench requirements
     girth = None
     INVALID_RESPONSE = -99999
+
+# What a girth user runs on the CSV: read it, build the items x students matrix (-99999 where unanswered),
+# fit, write the difficulties.
+GIRTH_SCRIPT = """
+import sys
+import numpy as np
+import pandas as pd
+from girth import rasch_mml
+frame = pd.read_csv(sys.argv[1], dtype={"student_id": str, "item_id": str})
+s, students = pd.factorize(frame["student_id"])
+i, items = pd.factorize(frame["item_id"])
+matrix = np.full((len(items), len(students)), -99999, dtype=np.int64)
+matrix[i, s] = frame["correct"].to_numpy()
+out = rasch_mml(matrix)
+pd.DataFrame({"item_id": np.asarray(items), "difficulty": out["Difficulty"]}).to_csv(sys.argv[2], index=False)
+"""
 
 
 def _girth_version() -> str:
@@ -221,27 +261,155 @@ def adaptive(seed: int, use_girth: bool) -> None:
         ds.close()
 
 
+# ---------------------------------------------------------------------------
+# 1. Whole process from a CSV
+
+
+def run(args: list[str]) -> float:
+    """Seconds one command takes as a process of its own (it must succeed)."""
+    start = time.perf_counter()
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, env=os.environ)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args[:4])} ... failed:\n{done.stderr.strip()}")
+    return seconds
+
+
+def accuracy(estimate: np.ndarray, truth: np.ndarray) -> str:
+    return f"corr {corr(estimate, truth):.5f}, RMSE {rmse_centred(estimate, truth):.4f}"
+
+
+def whole_process_csv(folder: Path, seed: int, rounds: int, use_girth: bool) -> None:
+    import pandas as pd
+    n_students, n_items = CSV_SIZE
+    df, items, _ = simulate(n_students, n_items, seed=seed)
+    path = folder / "responses.csv"
+    df.rename(columns={"student": "student_id"}).to_csv(path, index=False)
+    print(f"1. Whole process from a CSV: {n_students:,} students x {n_items} items, Rasch, {len(df):,} responses "
+          f"({path.stat().st_size / 1e6:.0f} MB); median of {rounds} alternating runs each")
+    ours_cmd = [sys.executable, "-m", "core", "calibrate", "--responses", str(path), "--out", str(folder / "ours.csv"),
+                "--abilities", str(folder / "abilities.csv")]
+    girth_cmd = [sys.executable, "-c", GIRTH_SCRIPT, str(path), str(folder / "girth.csv")]
+    ours_s, girth_s = [], []
+    for _ in range(rounds):
+        ours_s.append(run(ours_cmd))
+        if use_girth:
+            girth_s.append(run(girth_cmd))
+    ours = statistics.median(ours_s)
+    print(f"  ours  (python -m core calibrate, + abilities and fit)  {ours:6.2f} s   runs: "
+          + ", ".join(f"{s:.2f}" for s in ours_s))
+    truth = items.set_index("item_id")["difficulty"]
+    mine = pd.read_csv(folder / "ours.csv").set_index("item")["difficulty"]
+    if use_girth:
+        theirs_s = statistics.median(girth_s)
+        print(f"  girth (pandas read_csv + girth.rasch_mml)            {theirs_s:6.2f} s   runs: "
+              + ", ".join(f"{s:.2f}" for s in girth_s))
+        ratio = theirs_s / ours
+        print(f"  girth/ours {ratio:.2f}x; goal: ours at most girth's time: {'met' if ratio >= 1.0 else 'MISSED'}")
+    print("  accuracy against the generating difficulties: ours "
+          + accuracy(mine.to_numpy(), truth[mine.index].to_numpy()))
+    if use_girth:
+        theirs = pd.read_csv(folder / "girth.csv").set_index("item_id")["difficulty"]
+        print(f"  {'':46}girth {accuracy(theirs.to_numpy(), truth[theirs.index].to_numpy())}")
+        print(f"  ours against girth's: {accuracy(mine.to_numpy(), theirs[mine.index].to_numpy())}", flush=True)
+
+
+# ---------------------------------------------------------------------------
+# 2. One million stored responses
+
+
+def _item(k: int, level: str):
+    from core.items.generator import Item
+    return Item(id=f"bench-{k:05d}", blueprint_id=f"BENCH.BP{k // 15:02d}", blueprint_version="1",
+                blueprint_hash="bench", source="generated", seed=str(k), difficulty_level=level,
+                difficulty_value=LEVELS[level], item_type="short_answer", stem=f"Question {k}", options=[],
+                option_strategies=[], options_shuffled=False, correct_answer="1", correct_index=None, answer_value=1,
+                accepted_answers=["1"], misconceptions={}, explanation="", hints=[], answer_type="number",
+                units=None, marks=1, marking_scheme={}, evaluation={}, generation_params={}, computed_values={},
+                subject="Mathematics", level="Nat 5", outcome_ids=[f"BENCH.OUT{k % 40}"], skill_ids=[],
+                calculator="either", content_key=f"bench-{k}")
+
+
+def build_million(target: str, seed: int):
+    """A million first-attempt responses on stored items; returns the true difficulty per item id."""
+    import pandas as pd
+    from core.analytics.calibration import difficulty_logit
+    from core.store import repo
+    n_students, answers, n_items = DB_SIZE
+    rng = np.random.default_rng(seed)
+    items = [_item(k, list(LEVELS)[k % 3]) for k in range(n_items)]
+    b = difficulty_logit(np.array([it.difficulty_value for it in items])) + rng.normal(0, 0.5, n_items)
+    theta = rng.normal(0, 1, n_students)
+    s = np.repeat(np.arange(n_students), answers)
+    i = np.argsort(rng.random((n_students, n_items)), axis=1)[:, :answers].ravel()    # 50 items each, at random
+    x = (rng.random(len(s)) < 1 / (1 + np.exp(-(theta[s] - b[i])))).astype(np.int8)
+    ids = np.array([it.id for it in items])
+    frame = pd.DataFrame({"student": pd.Categorical.from_codes(s, [f"bench:s{p:05d}" for p in range(n_students)]),
+                          "item_id": pd.Categorical.from_codes(i, ids), "correct": x})
+    store = Store(target)
+    try:
+        repo.insert_items(store, items, status="approved")
+        stored = import_responses(store, frame)
+    finally:
+        store.close()
+    return pd.Series(b, index=ids), stored
+
+
+def million_from_db(folder: Path, target: str, seed: int, backend: str) -> None:
+    import pandas as pd
+    start = time.perf_counter()
+    truth, stored = build_million(target, seed)
+    n_students, answers, n_items = DB_SIZE
+    print(f"\n2. {stored:,} responses from {backend}: {n_students:,} students x {answers} answers over "
+          f"{n_items} stored items (built in {time.perf_counter() - start:.1f} s)")
+    for level in ("item", "auto"):
+        out = folder / f"{backend}-{level}.csv"
+        seconds = run([sys.executable, "-m", "core", "calibrate", "--db", target, "--level", level, "--out", str(out)])
+        units = pd.read_csv(out).set_index(level if level != "auto" else "unit")
+        items = units.index.intersection(truth.index)
+        measured = accuracy(units.loc[items, "difficulty"].to_numpy(), truth[items].to_numpy())
+        print(f"  python -m core calibrate --db ... --level {level:<5} {seconds:6.2f} s whole process, "
+              f"{len(units)} units; items measured on their own: {measured}; "
+              f"goal < {GOAL_MILLION_S:.0f} s: {'met' if seconds < GOAL_MILLION_S else 'MISSED'}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="skip the 50,000 x 200 size")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each whole process (median reported)")
     parser.add_argument("--seed", type=int, default=1)
+    add_arguments(parser)
     parser.add_argument("--no-girth", action="store_true", help="time ours only")
+    parser.add_argument("--estimators", action="store_true", help="also the in-process comparison (section 3)")
+    parser.add_argument("--quick", action="store_true", help="section 3 without the 50,000 x 200 size")
     args = parser.parse_args()
     use_girth = not args.no_girth
     if use_girth and girth is None:
         print("girth is not installed; install the bench requirements with:\n"
               "    pip install -r requirements-bench.txt\n(or run with --no-girth to time ours only)")
         sys.exit(1)
+    print(f"Calibration against girth {_girth_version() if use_girth else '(not run)'}\n")
+    folder = Path(tempfile.mkdtemp(prefix="bench-irt-"))
+    try:
+        whole_process_csv(folder, args.seed, max(1, args.rounds), use_girth)
+        with databases(args, "bench_irt") as targets:
+            for backend, target in targets:
+                million_from_db(folder, str(target), args.seed, backend)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if args.estimators:
+        estimators(args.seed, use_girth, args.quick)
 
-    sizes = SIZES[:-1] if args.quick else SIZES
-    print(f"IRT-lite vs girth {_girth_version() if use_girth else '(not run)'}: "
-          f"sizes {', '.join(f'{p:,}x{i}' for p, i in sizes)}; complete and 70% missing; Rasch rows on "
-          f"Rasch-simulated data, 2PL and EAP rows on 2PL-simulated data (the same data for both packages)")
+
+def estimators(seed: int, use_girth: bool, quick: bool) -> None:
+    sizes = SIZES[:-1] if quick else SIZES
+    print(f"\n3. The estimators in process: sizes {', '.join(f'{p:,}x{i}' for p, i in sizes)}; complete and 70% "
+          f"missing; Rasch rows on Rasch-simulated data, 2PL and EAP rows on 2PL-simulated data (the same data for "
+          f"both packages)")
     rows: list[dict] = []
     for n_students, n_items in sizes:
         for missing in MISSING:
             for model, compare in (("rasch", compare_rasch), ("2pl", compare_2pl)):
-                ds = Dataset(n_students, n_items, missing, args.seed, model=model, girth_matrix=use_girth)
+                ds = Dataset(n_students, n_items, missing, seed, model=model, girth_matrix=use_girth)
                 print(f"  {ds.label} {ds.missing}, {model} data: {ds.n_responses:,} responses "
                       f"(stored in {ds.import_s:.1f} s)", flush=True)
                 try:
@@ -250,8 +418,8 @@ def main() -> None:
                     ds.close()
     print()
     print_table(rows)
-    million(args.seed)
-    adaptive(args.seed, use_girth)
+    million(seed)
+    adaptive(seed, use_girth)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterator, Optional, TypeVar
 import psycopg
 import psycopg.adapt
 import psycopg.errors
+import psycopg.pq
 import psycopg_pool
 
 from core.store.db import (PROJECT_ROOT, WRITE_RETRIES, ConstraintViolation, EngineError, Store, StoreError,
@@ -163,7 +164,8 @@ class PgCursor:
             raise engine_error(exc, self._store.label) from None
 
     def unregister(self, name: str) -> None:
-        if self._conn is not None:
+        # After a failed statement the transaction is rolled back, table and all: the failure is what to report.
+        if self._conn is not None and self._conn.info.transaction_status != psycopg.pq.TransactionStatus.INERROR:
             try:
                 self._conn.execute(f'DROP TABLE IF EXISTS "{name}"')
             except psycopg.Error as exc:
@@ -198,8 +200,8 @@ def _pg_type(arrow_type: Any) -> str:
     import pyarrow as pa
     if pa.types.is_boolean(arrow_type):
         return "BOOLEAN"
-    if pa.types.is_integer(arrow_type):
-        return "BIGINT"
+    if pa.types.is_integer(arrow_type):   # INTEGER where it fits: PostgreSQL casts integer, not bigint, to boolean
+        return "BIGINT" if arrow_type.bit_width > 32 or arrow_type in (pa.uint32(),) else "INTEGER"
     if pa.types.is_floating(arrow_type):
         return "DOUBLE PRECISION"
     if pa.types.is_timestamp(arrow_type):

@@ -72,7 +72,7 @@ def import_responses(store: Store, df: pd.DataFrame) -> int:
             values.append(expr)
     name = f"incoming_{uuid.uuid4().hex[:12]}"
     sql = (f"INSERT INTO responses ({', '.join(columns)}) SELECT {', '.join(values)} "
-           f"FROM ({source.format(name=name)}) ON CONFLICT DO NOTHING")
+           f"FROM ({source.format(name=name)}) AS incoming ON CONFLICT DO NOTHING")
 
     def run(cur: Any) -> int:
         cur.register(name, frame)

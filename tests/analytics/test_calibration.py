@@ -22,6 +22,7 @@ from core.flows import practice
 from core.flows.practice import difficulty_logit
 from core.store import Store
 from core.store import analytics as data
+from tests.conftest import BACKENDS, backend_target
 
 LEVELS = {"easy": 0.3, "medium": 0.5, "hard": 0.7}
 
@@ -170,9 +171,9 @@ def test_icc_frame_gives_rising_curves():
 # Stored calibrations and adaptive practice
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "w.duckdb")
+@pytest.fixture(params=BACKENDS)
+def store(request, tmp_path):
+    s = Store(backend_target(request, tmp_path))
     yield s
     s.close()
 
@@ -222,9 +223,10 @@ def test_cli_calibrates_a_csv(tmp_path, capsys):
     assert len(units) == frame["item_id"].nunique() and "discrimination" not in units[0]
 
 
-def test_cli_calibrates_the_database_and_stores_the_result(tmp_path, capsys, library):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cli_calibrates_the_database_and_stores_the_result(backend, tmp_path, capsys, library, request):
     from core.demo.simulate import Simulation
-    db = tmp_path / "w.duckdb"
+    db = tmp_path / "w.duckdb" if backend == "duckdb" else request.getfixturevalue("pg_url")
     store = Store(db)
     Simulation(store, library, seed=2).run(6, practice_sessions=1, questions=8, exams=0, lessons=0)
     store.close()

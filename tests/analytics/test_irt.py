@@ -22,6 +22,7 @@ from core.analytics.irt import (Abilities, ItemParams, ResponseData, eap, fit_2p
                                 online_update, simulate)
 from core.store import Store
 from core.store.responses import import_responses, response_frame
+from tests.conftest import BACKENDS, backend_target
 
 
 def rmse_centred(estimate: np.ndarray, truth: np.ndarray) -> float:
@@ -523,9 +524,9 @@ def test_simulate_missing_and_adaptive_shapes():
 # Bulk storage
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "workbench.duckdb")
+@pytest.fixture(params=BACKENDS)
+def store(request, tmp_path):
+    s = Store(backend_target(request, tmp_path))
     yield s
     s.close()
 

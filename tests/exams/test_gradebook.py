@@ -29,6 +29,7 @@ from core.school import assignments, sittings
 from core.school.classes import add_student, create_class
 from core.store import Store, repo, sessions
 from core.store.export import BOM
+from tests.conftest import BACKENDS, backend_target
 
 CLASS = "S4-A"
 NAMES = ["Amy Pond", "Ben Cole", "Cal Dee", "Dee Eve"]
@@ -44,9 +45,9 @@ class Clock:
         return self.t
 
 
-@pytest.fixture
-def env(tmp_path: Path, library):
-    store = Store(tmp_path / "workbench.duckdb")
+@pytest.fixture(params=BACKENDS)
+def env(request, tmp_path: Path, library):
+    store = Store(backend_target(request, tmp_path))
     clock = Clock()
     runner = make_runner(store, library, clock=clock)
     create_class(store, CLASS, "S4 maths", "Mathematics", "Nat 5")

@@ -5,6 +5,7 @@ import pytest
 
 from core.store import Store
 from tests.llm.fake_openai import FakeOpenAI
+from tests.conftest import BACKENDS, backend_target
 
 
 @pytest.fixture
@@ -14,8 +15,8 @@ def fake():
     server.close()
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "workbench.duckdb")
+@pytest.fixture(params=BACKENDS)
+def store(request, tmp_path):
+    s = Store(backend_target(request, tmp_path))
     yield s
     s.close()
