@@ -24,6 +24,7 @@ import psycopg
 import psycopg.adapt
 import psycopg.errors
 import psycopg.pq
+import psycopg.sql
 import psycopg_pool
 
 from core.store.db import (PROJECT_ROOT, WRITE_RETRIES, ConstraintViolation, EngineError, Store, StoreError,
@@ -83,6 +84,12 @@ def engine_error(exc: psycopg.Error, label: str) -> EngineError:
     state = getattr(exc, "sqlstate", None) or ""
     cls = ConstraintViolation if isinstance(exc, psycopg.errors.IntegrityError) else EngineError
     return cls(f"database {label}: {text}", sqlstate=state)
+
+
+def _missing_database(exc: psycopg.Error) -> bool:
+    state = getattr(exc, "sqlstate", None) or getattr(getattr(exc, "diag", None), "sqlstate", None)
+    text = str(exc)
+    return state == "3D000" or ("database \"" in text and "does not exist" in text)
 
 
 def _hide_passwords(text: str) -> str:
@@ -252,16 +259,37 @@ class PostgresStore(Store):
                 self.close()
                 raise
 
-    def _check_reachable(self) -> None:
-        """Connect once directly, so that a wrong password or host is said plainly (the pool only times out)."""
+    def _check_reachable(self, create: bool = True) -> None:
+        """Connect once directly, so that a wrong password or host is said plainly (the pool only times out).
+
+        A database that does not exist yet is created, as a DuckDB file is on first use, when the user may.
+        """
         try:
             psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True).close()
         except psycopg.Error as exc:
+            if create and not self.read_only and _missing_database(exc):
+                self._create_database()
+                return self._check_reachable(create=False)
             detail = _hide_passwords(" ".join(str(exc).split()))
             raise StoreError(f"cannot connect to {self.label}: {detail}; check the server, the user, the password "
                              f"and the database name in the URL",
                              "The database server could not be reached. Try again in a moment; if it keeps "
                              "happening, tell whoever runs the workbench.") from None
+
+    def _create_database(self) -> None:
+        """CREATE DATABASE, connected to the server's maintenance database with the same user and password."""
+        parts = urllib.parse.urlsplit(self.url)
+        name = urllib.parse.unquote(parts.path.lstrip("/"))
+        maintenance = urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/postgres", parts.query, parts.fragment))
+        try:
+            with psycopg.connect(maintenance, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
+                conn.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(name)))
+        except psycopg.errors.DuplicateDatabase:
+            return   # another server created it meanwhile
+        except psycopg.Error as exc:
+            detail = _hide_passwords(" ".join(str(exc).split()))
+            raise StoreError(f"database {self.label} does not exist and could not be created ({detail}); create it "
+                             f"on the server (createdb) or give the user the right to (CREATEDB)") from None
 
     def _migrate(self) -> None:
         with self.connection() as conn:

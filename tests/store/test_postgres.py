@@ -147,3 +147,15 @@ def test_a_school_moves_from_duckdb_to_postgresql_and_the_app_finds_it(tmp_path,
     assert again.returncode == 2 and "already holds data" in again.stderr and "wb-test-secret" not in again.stderr
     missing = _cli("migrate", "--from", str(tmp_path / "nope.duckdb"), "--to", target)
     assert missing.returncode == 2 and "no such database file" in missing.stderr
+
+
+def test_a_database_not_there_yet_is_created_on_first_use_like_a_file(pg_cluster):
+    url = pg_cluster.url("school_created_on_first_use")
+    out = _cli("init", "--db", url, "--json")
+    assert out.returncode == 0, out.stderr
+    store = Store(url)
+    assert store.query("SELECT max(version) FROM schema_migrations")[0][0] >= 13
+    assert store.query("SELECT count(*) FROM blueprints")[0][0] > 50
+    store.close()
+    with pytest.raises(StoreError, match="does not exist"):   # reading never creates one
+        open_for_analysis(pg_cluster.url("no_such_school"))
