@@ -52,13 +52,16 @@ def open_workbench(db_path: Union[str, Path, None] = None, blueprints: Union[str
     # and by the Blueprints page, and a level that fails at generation says so when used.
     try:
         library = Library.load(blueprints, exercise=False)
+        # Several app servers on one PostgreSQL database may start together: one at a time stores what is new,
+        # and the next finds it stored.
+        with store.exclusive("workbench first writes"):
+            new = repo.sync_blueprints(store, library.all_loaded())
+            # Before the shipped banks: on a new database there is nothing approved yet, so the check costs nothing.
+            withdrawn = withdraw_unmarkable_once(store)
+            import_shipped_banks(store)
     except BaseException:
-        store.close()
+        store.close()   # let go of the file, or of the server's connections
         raise
-    new = repo.sync_blueprints(store, library.all_loaded())
-    # Before the shipped banks: on a new database there is nothing approved yet, so the check costs nothing.
-    withdrawn = withdraw_unmarkable_once(store)
-    import_shipped_banks(store)
     start_snapshot = None
     if snapshot_interval_s and snapshots.publishes_snapshots(store):
         start_snapshot = snapshots.publish_at_start(store)   # after this open's own writes, so they are in it

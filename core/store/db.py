@@ -273,6 +273,11 @@ class Store:
                 if not self._single_threaded:
                     cur.execute(f"SET threads = {self._threads_before}")
 
+    @contextlib.contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        """One process at a time in the block: a DuckDB file has one process already."""
+        yield
+
     @property
     def writes(self) -> int:
         return self._writes

@@ -425,6 +425,16 @@ class PostgresStore(Store):
     def single_threaded(self) -> Iterator[None]:
         yield   # DuckDB's worker threads; the server schedules its own work
 
+    @contextlib.contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        """One process at a time in the block, across every server on this database (an advisory lock)."""
+        with self.connection() as conn:
+            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", [name])
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", [name])
+
     # ------------------------------------------------------------------
     def snapshot_dir(self) -> Path:
         return self.path.parent / "snapshots"

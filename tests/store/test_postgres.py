@@ -157,3 +157,20 @@ def test_a_database_not_there_yet_is_created_on_first_use_like_a_file(pg_cluster
     assert Store(url).query("SELECT count(*) FROM items") == [(0,)]      # the second open finds it there
     with pytest.raises(StoreError, match="does not exist"):   # reading never creates one
         open_for_analysis(pg_cluster.url("no_such_school"))
+
+
+def test_two_app_servers_opening_a_new_database_together_both_start(pg_cluster):
+    """Both store the blueprints and shipped banks once: the second waits for the first, then finds them."""
+    url = pg_cluster.create_database(prefix="two_starts")
+    code = ("import sys; sys.path.insert(0, {root!r}); from core.workbench import open_workbench; "
+            "wb = open_workbench({url!r}); print(wb.new_blueprint_versions); wb.store.close()")
+    procs = [subprocess.Popen([sys.executable, "-c", code.format(root=str(ROOT), url=url)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err for _, err in results]
+    stored = sorted(int(out.split()[-1]) for out, _ in results)
+    assert stored[0] == 0 and stored[1] > 50        # one stored every blueprint, the other found them there
+    store = Store(url)
+    banks, distinct = store.query("SELECT count(*), count(DISTINCT content_key) FROM items")[0]
+    assert banks > 0 and distinct == banks          # the shipped bank questions, each once
+    store.close()
