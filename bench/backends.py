@@ -1,7 +1,7 @@
 """The databases a benchmark runs on: a DuckDB file in a temp folder, and a PostgreSQL database.
 
-PostgreSQL is a throwaway local cluster (Debian's server, as the tests use)
-unless ``--pg-url`` names a server to use; with neither available the
+PostgreSQL is a throwaway local cluster (Debian's server, as the tests use,
+but with its default durability: every commit flushed to disk) unless ``--pg-url`` names a server to use; with neither available the
 PostgreSQL runs are skipped with the reason printed.
 """
 from __future__ import annotations
@@ -86,7 +86,7 @@ def databases(args: argparse.Namespace, name: str = "bench") -> Iterator[list[tu
                 if reason:
                     print(f"(PostgreSQL skipped: {reason})")
                     continue
-                cluster = start_cluster()
+                cluster = start_cluster(durable=True)   # every commit flushed, as on a real server
                 found.append((backend, cluster.create_database(prefix=name.replace("-", "_"))))
             yield found
         finally:

@@ -426,7 +426,7 @@ def run(args) -> int:
     os.environ["STREAMLIT_SERVER_FILE_WATCHER_TYPE"] = "none"
     names = roster_names(args.students)
     started = time.monotonic()
-    cluster = start_cluster()
+    cluster = start_cluster(durable=True)   # every commit flushed, as on a real server
     try:
         url = cluster.create_database(prefix="bench_servers")
         print(f"PostgreSQL {cluster.bin.parent.name} on port {cluster.port}; building the demo class with "

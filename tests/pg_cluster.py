@@ -3,8 +3,8 @@
 PostgreSQL refuses to run as root, so as root the cluster belongs to the
 ``postgres`` system user (created by Debian's package) and its commands run
 through ``runuser``. The server listens on 127.0.0.1 only, with password
-authentication, durability switched off (nothing here must survive a crash)
-and a role ``workbench`` that owns the databases the tests create.
+authentication, durability switched off for tests (nothing there must survive
+a crash; benchmarks keep it on, as a real server has it) and a role ``workbench`` that owns the databases the tests create.
 """
 from __future__ import annotations
 
@@ -58,7 +58,8 @@ def _free_port() -> int:
 class Cluster:
     """One running server; ``url(db)`` names a database on it, ``create_database()`` makes a new one."""
 
-    def __init__(self) -> None:
+    def __init__(self, durable: bool = False) -> None:
+        self.durable = durable
         self.bin = server_binaries()
         self.root = Path(tempfile.mkdtemp(prefix="wb-pg-"))
         self.data = self.root / "data"
@@ -80,9 +81,10 @@ class Cluster:
             shutil.chown(pwfile, "postgres", "postgres")
         self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=scram-sha-256",
                   f"--pwfile={pwfile}", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
-        opts = (f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root} -c fsync=off "
-                f"-c synchronous_commit=off -c full_page_writes=off -c max_connections=300 "
+        opts = (f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root} -c max_connections=300 "
                 f"-c shared_buffers=256MB")
+        if not self.durable:
+            opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"),
                   "-w", "-t", "60", "start")
         import psycopg
@@ -116,11 +118,11 @@ class Cluster:
             shutil.rmtree(self.root, ignore_errors=True)
 
 
-def start_cluster(attempts: int = 3) -> Cluster:
+def start_cluster(attempts: int = 3, durable: bool = False) -> Cluster:
     """Start a cluster, trying another port if the first was taken meanwhile."""
     last: Optional[Exception] = None
     for _ in range(attempts):
-        cluster = Cluster()
+        cluster = Cluster(durable)
         try:
             return cluster.start()
         except subprocess.CalledProcessError as exc:
