@@ -4,6 +4,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.pages import open_page
+
 from tests.app.test_teacher_authoring import ROOT, TEACHER, values
 
 CLASS = "AN-1"
@@ -36,13 +38,7 @@ def env(tmp_path_factory):
 
 
 def open_analytics(user=TEACHER) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.session_state["user"] = user
-    at.run()
-    at.switch_page("pages/teacher_analytics.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(user, "pages/teacher_analytics.py", timeout=180)
 
 
 def test_class_overview_student_items_and_exams(env):

@@ -8,6 +8,8 @@ import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.pages import open_page
+
 from core.analytics import snapshots
 from tests.app.test_teacher_authoring import ROOT, TEACHER, values
 
@@ -45,13 +47,7 @@ def app(tmp_path, monkeypatch):
 
 
 def settings_page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.session_state["user"] = TEACHER
-    at.run()
-    at.switch_page("pages/teacher_settings.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(TEACHER, "pages/teacher_settings.py")
 
 
 def started(db: Path):

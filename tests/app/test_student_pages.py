@@ -16,6 +16,8 @@ from typing import Iterable, Optional
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.pages import open_page
+
 ROOT = Path(__file__).resolve().parents[2]
 CLASS = "T-CLASS"
 TEACHER_PAGES = ["pages/teacher_blueprints.py", "pages/teacher_generate.py", "pages/teacher_review.py",
@@ -71,14 +73,7 @@ def student(db) -> dict:
 
 
 def open_app(user: dict, page: Optional[str] = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.session_state["user"] = user
-    at.run()
-    if page:
-        at.switch_page(page)
-        at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(user, page)
 
 
 # ---------------------------------------------------------------------------
