@@ -29,9 +29,8 @@ _log = logging.getLogger("workbench")
 
 @dataclasses.dataclass
 class _Publishing:
-    """What this process knows of a store's snapshots: one publish at a time, the start's thread and outcome."""
+    """What this process knows of a store's snapshots: the start's thread and its outcome."""
 
-    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
     start: Optional[threading.Thread] = None
     start_error: Optional[str] = None     # the visitor's sentence when the snapshot at start failed
 
@@ -116,28 +115,27 @@ def last_snapshot(store: Store) -> SnapshotStatus:
 def publish_now(store: Store) -> SnapshotStatus:
     """Publish a snapshot of ``store``'s database now and return it.
 
-    Waits for a publish this module started that is still under way (the one at
-    start, say): two copies at once from one process would clash. A failure
-    raises StoreError, whose ``public`` is one sentence for the teacher.
+    The store publishes one copy at a time, so this waits for one under way
+    (the one at start, say). A failure raises StoreError, whose ``public`` is
+    one sentence for the teacher.
     """
     if not publishes_snapshots(store):
         raise StoreError("snapshots are published only for a DuckDB file; PostgreSQL is read live",
                          "This database has no snapshots: notebooks read it directly.")
-    with _state(store).lock:
-        try:
-            path = store.publish_snapshot()
-        except StoreError as exc:
-            _log.error("snapshot of %s failed: %s", store.path, exc)
-            raise
-        except OSError as exc:   # the snapshots folder could not be made or the copy not moved into place
-            error = storage_error(exc, store.path)
-            if type(error) is StoreError:   # not a full disk or a permission: say where it failed
-                error = StoreError(f"no snapshot of database {store.path} was published ({exc}); check that "
-                                   f"{store.snapshot_dir()} is a folder the workbench may write",
-                                   "The snapshot could not be written beside the database. Ask whoever runs the "
-                                   "workbench to check its snapshots folder, then try again.")
-            _log.error("%s", error)
-            raise error from None
+    try:
+        path = store.publish_snapshot()
+    except StoreError as exc:
+        _log.error("snapshot of %s failed: %s", store.path, exc)
+        raise
+    except OSError as exc:   # the snapshots folder could not be made or the copy not moved into place
+        error = storage_error(exc, store.path)
+        if type(error) is StoreError:   # not a full disk or a permission: say where it failed
+            error = StoreError(f"no snapshot of database {store.path} was published ({exc}); check that "
+                               f"{store.snapshot_dir()} is a folder the workbench may write",
+                               "The snapshot could not be written beside the database. Ask whoever runs the "
+                               "workbench to check its snapshots folder, then try again.")
+        _log.error("%s", error)
+        raise error from None
     _state(store).start_error = None
     return SnapshotStatus(path.name, taken_at(path))
 

@@ -54,17 +54,12 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 def _storage_message(exc: Exception, db: Optional[str]) -> Optional[str]:
     """The one line for a database or disk failure; None for anything else. The store is looked at only when
-    the command loaded it, so commands that need no database never load an engine."""
-    if "core.store.db" not in sys.modules:
-        return None if not isinstance(exc, OSError) else _disk_message(exc, db)
+    the command loaded it (or the disk failed), so commands that need no database never load an engine."""
+    if "core.store.db" not in sys.modules and not isinstance(exc, OSError):
+        return None
     from core.store.db import ENGINE_ERRORS, StoreError, problem_kind, storage_error
     if isinstance(exc, StoreError):
         return str(exc)
     if isinstance(exc, ENGINE_ERRORS) or (isinstance(exc, OSError) and problem_kind(exc) not in (None, "conflict")):
         return str(storage_error(exc, db))
     return None
-
-
-def _disk_message(exc: OSError, db: Optional[str]) -> Optional[str]:
-    from core.store.db import problem_kind, storage_error
-    return str(storage_error(exc, db)) if problem_kind(exc) not in (None, "conflict") else None

@@ -237,7 +237,6 @@ class PostgresStore(Store):
         self._lock = threading.Lock()
         self._writes = 0
         self._adbc: list[Any] = []
-        self._stop = threading.Event()
         self._check_reachable()
         size = pool_size or int(os.environ.get(POOL_ENV, "10"))
         options = "-c default_transaction_read_only=on" if read_only else None
@@ -325,20 +324,15 @@ class PostgresStore(Store):
             cur = self._local.cursor = PgCursor(self)
         return cur
 
-    def query(self, sql: str, params: Optional[list] = None) -> list[tuple]:
-        return self.cursor().execute(sql, params or []).fetchall()
-
-    def query_df(self, sql: str, params: Optional[list] = None):
-        """A query's rows as a pandas DataFrame, read through Arrow (ADBC) in one pass."""
-        bound = getattr(self._local, "bound", None)
-        if bound is not None:   # inside a write: read what the transaction sees
-            import pandas as pd
-            bound.execute(sql, params)
-            return pd.DataFrame.from_records(bound.fetchall(), columns=[d[0] for d in bound.description])
-        return self.query_arrow(sql, params).to_pandas()
-
     def query_arrow(self, sql: str, params: Optional[list] = None):
-        """A query's rows as an Arrow table, read by ADBC in PostgreSQL's binary format (no row objects)."""
+        """A query's rows as an Arrow table, read by ADBC in PostgreSQL's binary format (no row objects);
+        inside a write, what the write's transaction sees."""
+        bound = getattr(self._local, "bound", None)
+        if bound is not None:
+            import pyarrow as pa
+            bound.execute(sql, params)
+            rows = bound.fetchall()
+            return pa.table({d[0]: [r[i] for r in rows] for i, d in enumerate(bound.description)})
         conn = self._adbc_connection()
         try:
             with conn.cursor() as cur:
@@ -436,9 +430,6 @@ class PostgresStore(Store):
                 conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", [name])
 
     # ------------------------------------------------------------------
-    def snapshot_dir(self) -> Path:
-        return self.path.parent / "snapshots"
-
     def publish_snapshot(self) -> Path:
         raise StoreError(f"{self.label} is a PostgreSQL database: notebooks read it directly while the app runs, "
                          f"so it has no snapshots")
