@@ -6,7 +6,9 @@ from ui import shared
 
 wb = shared.workbench()
 st.title("Teacher Workbench")
-student_tab, teacher_tab = st.tabs(["I'm a student", "I'm a teacher"])
+# Stateful tabs: the chosen one is kept on the server, so a rerun (a sign-in that failed, or the first run of a
+# server still opening its database) never flips back to the student's tab and hides the error under it.
+student_tab, teacher_tab = st.tabs(["I'm a student", "I'm a teacher"], key="sign_in_as", on_change="rerun")
 with student_tab:
     with st.form("student_sign_in"):
         code = st.text_input("Class code", placeholder="e.g. DEMO-N5", key="student_code")

@@ -6,4 +6,5 @@ from ui import shared, signed_in
 if st.session_state.get("user"):
     signed_in.sign_out(shared.workbench().store, shared.secrets())
     st.rerun()
-st.info("You are signed out. Sign in again from the Sign in page.")
+st.info("You are signed out.")
+st.page_link("pages/sign_in.py", label="Sign in again", icon="🔑")

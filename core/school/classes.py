@@ -1,16 +1,14 @@
 """Classes: creating them, their rosters (with CSV import), settings, results and assigned exams."""
 from __future__ import annotations
 
-import csv
 import dataclasses
 import datetime as dt
-import io
 import re
 from typing import Optional
 
 from core.school.names import MAX_NAME, clean_name, name_key, name_problem, student_id
-from core.store import Store
-from core.store import school
+from core.school.roster_csv import RosterFileError, read_roster
+from core.store import Store, school
 
 CODE = re.compile(r"^[A-Z0-9][A-Z0-9-]{2,15}$")
 MAX_ROSTER_ROWS = 2_000
@@ -26,6 +24,7 @@ class RosterImport:
     already_there: int
     errors: list[tuple[int, str]]
     already_names: list[str] = dataclasses.field(default_factory=list)   # rows skipped: that name is on the list
+    read_from: str = ""            # where the names were found, e.g. "the columns 'Forename' + 'Surname'"
 
 
 def create_class(store: Store, code: str, name: str, subject: Optional[str] = None, level: Optional[str] = None,
@@ -65,7 +64,8 @@ def add_student(store: Store, code: str, name: str) -> str:
 
 
 def import_roster_csv(store: Store, code: str, text: str) -> RosterImport:
-    """A CSV with a 'name' column (or one column of names); bad rows are reported by row number, good ones kept.
+    """A class list exported from a school's records or a spreadsheet (see ``core.school.roster_csv`` for the
+    headers it recognises); bad rows are reported by row number, good ones kept.
 
     Two rows with the same name (after normalising: capitals, spacing, full-width letters) are not two
     students: the first is kept and the other refused with a message, since they cannot be told apart
@@ -74,18 +74,17 @@ def import_roster_csv(store: Store, code: str, text: str) -> RosterImport:
     klass = school.get_class(store, code)
     if klass is None:
         raise ClassError(f"There is no class {code}.")
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows:
-        raise ClassError("The file is empty: it needs a 'name' column with one student per row.")
-    header = [h.strip().lower() for h in rows[0]]
-    column, start = (header.index("name"), 1) if "name" in header else (0, 0)
-    if len(rows) - start > MAX_ROSTER_ROWS:
+    try:
+        found = read_roster(text)
+    except RosterFileError as exc:
+        raise ClassError(str(exc)) from None
+    if len(found.names) > MAX_ROSTER_ROWS:
         raise ClassError(f"The file has more than {MAX_ROSTER_ROWS} rows; split it.")
     errors: list[tuple[int, str]] = []
     seen: dict[str, tuple[int, str]] = {}
     names: list[str] = []
-    for number, row in enumerate(rows[start:], start + 1):
-        name = clean_name(row[column] if column < len(row) else "")
+    for number, written in found.names:
+        name = clean_name(written)
         problem = name_problem(name)
         if problem:
             errors.append((number, f"{problem} in this row" if problem == "no name" else problem))
@@ -100,7 +99,8 @@ def import_roster_csv(store: Store, code: str, text: str) -> RosterImport:
         seen[key] = (number, name)
         names.append(name)
     added, already = _add(store, klass["code"], names)
-    return RosterImport(added=len(added), already_there=len(already), errors=errors, already_names=already)
+    return RosterImport(added=len(added), already_there=len(already), errors=errors, already_names=already,
+                        read_from=found.read_from)
 
 
 def assign_exam(store: Store, code: str, title: str, config: dict, opens_at: dt.datetime, closes_at: dt.datetime,
