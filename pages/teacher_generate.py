@@ -7,6 +7,7 @@ import streamlit as st
 
 from core.items import authoring
 from core.jobs import tasks
+from core.llm.reach import notice
 from ui import jobs, pipeline_form, shared
 
 shared.require("teacher")
@@ -30,6 +31,10 @@ source = st.radio("Source", [FORMULA, LLM_ITEMS, PIPELINE], key="gen_source", ho
 if source != FORMULA and not status.on:
     shared.llm_off(f"“{source}”", status)
     st.stop()
+if source != FORMULA:
+    said = notice(status)        # remembered for a short while: reruns do not wait on the server
+    if said.kind == "warning":
+        st.warning(said.text, icon="⚠️")
 if source == PIPELINE:
     pipeline_form.show(wb, shared.llm_client())
     st.stop()

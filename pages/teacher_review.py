@@ -99,7 +99,11 @@ for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
             st.caption(f"Review note: {item['review_notes']}")
         if item.get("origin"):
             st.caption(item_exchange.origin_text(item["origin"]))
-        if item.get("source") == "import" or not item.get("outcome_ids"):
+        if item.get("source") == "pipeline":
+            accepted_at = str((item.get("params") or {}).get("accepted_at") or "")[:16].replace("T", " ")
+            st.caption(f"Written by the question pipeline; accepted {accepted_at or 'at a time not recorded'} UTC, "
+                       f"in the queue since {str(item['created_at'])[:16]}.")
+        if item.get("source") in ("import", "pipeline") or not item.get("outcome_ids"):
             item_exchange.placement(store, library, item, "review_flash")
         if item.get("params"):
             st.caption("Generation parameters")

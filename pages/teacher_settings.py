@@ -5,6 +5,7 @@ import streamlit as st
 
 from core.analytics import snapshots
 from core.llm import ROLES, LLMConfigError, LLMError, clear_settings, save_settings
+from core.llm.reach import advice, notice, reachability
 from core.llm.settings import saved_key
 from core.store import StoreError
 from core.store.llm_runs import list_runs
@@ -20,7 +21,9 @@ st.subheader("LLM")
 st.caption("An LLM adds features (LLM items and the question pipeline on Generate; in practice, questions for "
            "outcomes nothing else covers, a judge for short written answers, richer remediation and a tutor). "
            "Everything else works without one. Exams and evaluations never use it.")
-(st.success if status.on else st.info)(status.message())
+# Asked afresh when "Check the connection" was pressed, else remembered for a short while.
+said = notice(status, fresh=bool(st.session_state.get("llm_check")))
+getattr(st, said.kind)(said.text)
 
 locked = status.origin == "environment"
 if locked:
@@ -65,14 +68,17 @@ if saved:
 
 cols = st.columns(2)
 if cols[0].button("Check the connection", disabled=not status.on, key="llm_check"):
-    client = shared.llm_client()
-    with st.spinner("Asking the model for a one-word reply…"):
-        try:
-            reply = client.check()
-        except LLMError as exc:
-            st.error(f"The connection check failed: {exc}")
-        else:
-            st.success(f"The model answered: {reply!r}")
+    reach = reachability(status.settings)   # just asked above
+    if not reach.answers:
+        st.warning(f"The connection check failed: {reach.problem}. {advice(status.origin)}")
+    else:
+        with st.spinner("Asking the model for a one-word reply…"):
+            try:
+                reply = shared.llm_client().check()
+            except LLMError as exc:
+                st.warning(f"The connection check failed: {exc}. {advice(status.origin)}")
+            else:
+                st.success(f"The model answered: {reply!r}")
 if status.origin == "settings page" and cols[1].button("Turn LLM features off", key="llm_clear"):
     clear_settings(wb.store)
     st.rerun()

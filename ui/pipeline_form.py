@@ -8,24 +8,28 @@ import pandas as pd
 import streamlit as st
 
 from core.jobs import tasks
-from core.llm.pipeline import DIFFICULTIES, PipelineConfig, PipelineError, store_accepted
+from core.llm.pipeline import DIFFICULTIES, PipelineConfig, PipelineError, outcome_choices, store_accepted
 from ui import jobs, shared
 
-LEVELS = ["", "Nat 5", "Higher", "Advanced Higher"]
 JOB = "pl_job"
 
 
 def show(wb, client) -> None:
     st.caption("Each question gets a reasoning schema and a difficulty; the designer plans it, the implementer "
                "writes it, the verifier solves it again and the style judge scores it. Failed questions are "
-               "rewritten while retries remain; accepted ones go to the review queue as drafts.")
+               "rewritten while retries remain (so are replies that cannot be read and calls that fail); accepted "
+               "ones go to the review queue as drafts.")
+    places = outcome_choices(wb.library)
     with st.form("pipeline"):
-        cols = st.columns(4)
+        cols = st.columns(3)
         n = cols[0].number_input("Questions", min_value=1, max_value=200, value=5, key="pl_n")
         seed = cols[1].number_input("Seed", min_value=0, value=0, key="pl_seed")
         retries = cols[2].number_input("Retries per question", min_value=0, max_value=10, value=2, key="pl_retries")
-        level = cols[3].selectbox("File under level", LEVELS, key="pl_level",
-                                  format_func=lambda v: v or "(no level)")
+        place = st.selectbox("Course outcome the questions assess", [None, *range(len(places))], key="pl_outcome",
+                             format_func=lambda i: "(none yet: choose one for each on the Review page)" if i is None
+                             else f"{places[i][0]} {places[i][1]} · {places[i][2]} · {places[i][3]}",
+                             help="Students get an approved question only once it has a course outcome. With an "
+                                  "outcome chosen, only the schemas of its subject are used.")
         prefixes = st.multiselect("Reasoning schemas", ["M", "P"], default=["M", "P"], key="pl_prefixes",
                                   format_func={"M": "Mathematics (M1–M7)", "P": "Physics (P1–P7)"}.get)
         wcols = st.columns(len(DIFFICULTIES))
@@ -34,16 +38,18 @@ def show(wb, client) -> None:
                    for k, d in enumerate(DIFFICULTIES)}
         go = st.form_submit_button("Run the pipeline", type="primary")
     if go:
+        subject, level, outcome = places[place][:3] if place is not None else (None, None, None)
         try:
             config = PipelineConfig.checked(n=int(n), seed=int(seed), max_retries=int(retries),
-                                            schema_prefixes=prefixes, difficulty_weights=weights)
+                                            schema_prefixes=prefixes, difficulty_weights=weights,
+                                            subject=subject, level=level, outcome_id=outcome)
         except PipelineError as exc:
             shared.error(exc)
             return
         jobs.start(JOB, tasks.pipeline, client, config, thread=True, running="Running the pipeline…",
                    label=f"The question pipeline ({int(n)} questions)", limit=tasks.TIME_LIMITS["llm"],
                    advice="Nothing of this run was stored; ask for fewer questions at a time.",
-                   finish=lambda result, level=level: (result, store_accepted(wb.store, result, level or None)))
+                   finish=lambda result: (result, store_accepted(wb.store, result)))
     ran = jobs.follow(JOB, "Running the pipeline…")
     if ran is None:
         return
@@ -56,6 +62,18 @@ def show(wb, client) -> None:
                f"review queue.")
     stages = pd.DataFrame([{"stage": k, **v} for k, v in stats["stages"].items()])
     st.dataframe(stages, hide_index=True)
+    if stats["retries"]:
+        st.caption(f"{stats['retries']} retr{'y' if stats['retries'] == 1 else 'ies'}: " + "; ".join(
+            f"{stage.replace('_', ' ')} " + ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in kinds.items())
+            for stage, kinds in stats["retry_reasons"].items()) + ".")
+    if result.accepted:
+        st.dataframe(pd.DataFrame([{"item": o.item, "schema": o.schema_id, "difficulty": o.difficulty,
+                                    "attempts": o.attempts, "accepted at (UTC)": o.accepted_at,
+                                    "outcome": o.outcome_id or "(choose on the Review page)"}
+                                   for o in result.accepted]), hide_index=True)
+        if not result.config.outcome_id:
+            st.info("These drafts have no course outcome yet: choose one for each on the Review page, or students "
+                    "will not get them once approved.")
     if result.rejected:
         st.warning(f"{len(result.rejected)} question(s) were rejected:")
         st.dataframe(pd.DataFrame([{"item": o.item, "schema": o.schema_id, "difficulty": o.difficulty,

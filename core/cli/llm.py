@@ -20,18 +20,20 @@ def _llm_client(store):
 
 def cmd_llm_status(args: argparse.Namespace) -> int:
     from core.llm import ROLES, llm_status
+    from core.llm.reach import notice
     wb = open_workbench(args.db)
     try:
         status = llm_status(None, os.environ, wb.store)
     finally:
         wb.store.close()
-    data = {"on": status.on, "origin": status.origin, "message": status.message(),
+    said = notice(status)            # set up is not answering: the server is asked for its model list
+    data = {"on": status.on, "answers": said.kind == "success", "origin": status.origin, "message": said.text,
             "models": {role: status.settings.model_for(role) for role in ROLES} if status.settings else None}
     if args.json:
         print_json(data)
     else:
         print(data["message"])
-    return 0 if status.on else EXIT_USAGE
+    return 0 if data["answers"] else EXIT_USAGE
 
 
 def _weights(text: Optional[str]) -> Optional[dict]:

@@ -47,6 +47,10 @@ def approve(store: Store, item_ids: list[str], reviewer: str = "teacher", note: 
         row = repo.get_item(store, item_id)
         if row is None:
             raise ReviewError(f"Item {item_id} no longer exists; reload the queue.")
+        missing = unplaced(row)
+        if missing is not None:
+            problems.append(f"Item {item_id} cannot be approved: {missing}")
+            continue
         item = as_item(row)
         problem = key_problem(item)
         if problem is not None:
@@ -59,6 +63,20 @@ def approve(store: Store, item_ids: list[str], reviewer: str = "teacher", note: 
     if problems:
         raise ReviewError(" ".join(problems))
     return _set(store, item_ids, "approved", "approved", reviewer, note)
+
+
+def unplaced(row: dict) -> Optional[str]:
+    """Why no student could get this item once approved, or None.
+
+    A question that comes from no blueprint or skill (the question pipeline's, most imported ones) reaches
+    students only through its course and outcome.
+    """
+    if row.get("blueprint_id") or row.get("skill_ids"):
+        return None
+    if row.get("outcome_ids") and row.get("subject") and row.get("level"):
+        return None
+    return ("it has no course outcome, so no student would get it. Choose the outcome it assesses under "
+            "'Course and outcome' first.")
 
 
 def _note_after_approval(status: Optional[str], note: Optional[str]) -> Optional[str]:
@@ -154,6 +172,9 @@ def edit_and_approve(store: Store, item_id: str, stem: str, answer_key: str, exp
     item = repo.get_item(store, item_id)
     if item is None:
         raise ReviewError(f"Item {item_id} no longer exists; reload the queue.")
+    missing = unplaced(item)
+    if missing is not None:
+        raise ReviewError(f"Item {item_id} cannot be approved: {missing}")
     stem, answer_key = (stem or "").strip(), (answer_key or "").strip()
     if not stem:
         raise ReviewError("The question text cannot be empty.")

@@ -95,9 +95,10 @@ class QuestionSource:
                         unseen_by: Optional[str] = None, order_seed: str = "", limit: int = 20) -> list[Item]:
         if not level_is_nat5_plus(level):
             sources = tuple(s for s in sources if s == "local")
-        # Approved questions imported from another system are the centre's own: they come with "local".
+        # Approved questions imported from another system or written by the LLM pipeline are the centre's own:
+        # they come with "local".
         items = [it for it in self.bank(subject, level)
-                 if (it.source in sources or (it.source == "import" and "local" in sources))
+                 if (it.source in sources or (it.source in ("import", "pipeline") and "local" in sources))
                  and outcome_id in it.outcome_ids]
         return self._unseen_in_order(items, unseen_by, order_seed, limit)
 

@@ -30,6 +30,10 @@ class LLMError(RuntimeError):
     """An LLM call that gave no usable answer, said in one sentence."""
 
 
+class MalformedReply(LLMError):
+    """The server answered, but not with the structured answer asked for (not JSON, fields missing, wrong types)."""
+
+
 def prompt_hash(messages: list[dict]) -> str:
     return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
@@ -156,7 +160,7 @@ class LLMClient:
                 if message.refusal:
                     raise LLMError(f"the model refused: {_short(self._clean(message.refusal))}")
                 if message.parsed is None:
-                    raise LLMError("the model sent an empty answer")
+                    raise MalformedReply("the model sent an empty answer")
                 self._record(stage, role, model, digest, usage, (time.perf_counter() - started) * 1000, None)
                 return message.parsed
             except LLMError as exc:
@@ -168,7 +172,7 @@ class LLMClient:
                 reason = (f"the model's answer is not valid JSON: {_short(first['msg'])}" if first["type"] == "json_invalid"
                           else f"the model's answer does not match the schema: {where or 'answer'}: {_short(first['msg'])}")
                 self._record(stage, role, model, digest, usage, (time.perf_counter() - started) * 1000, reason)
-                raise LLMError(reason) from None
+                raise MalformedReply(reason) from None
             except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as exc:
                 reason = ("the model's answer was cut off at its length limit"
                           if isinstance(exc, openai.LengthFinishReasonError)

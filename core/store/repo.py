@@ -24,6 +24,8 @@ JSON_COLUMNS = {"params", "computed", "options", "option_strategies", "answer_va
 # A centre's own questions (local), past papers, Understanding Standards, and questions brought in from other
 # systems (import), which count as the centre's own once approved.
 BANK_SOURCES = ("local", "past", "us", "import")
+# What practice and exams draw once approved: the banks, and questions the LLM pipeline wrote for an outcome.
+DRAWN_SOURCES = (*BANK_SOURCES, "pipeline")
 SMALL_INSERT = 16
 _ARROW_SCHEMA = pa.schema([
     (c, pa.bool_() if c == "options_shuffled" else pa.int64() if c in ("correct_index", "marks")
@@ -242,10 +244,10 @@ def approved_items(store: Store, subject: str, level: str) -> list[Item]:
 
 
 def bank_items(store: Store, subject: str, level: str) -> list[Item]:
-    """Every approved bank question (local, past, us) for a course."""
-    marks = ", ".join("?" for _ in BANK_SOURCES)
+    """Every approved bank question (local, past, us, imported) and pipeline question for a course."""
+    marks = ", ".join("?" for _ in DRAWN_SOURCES)
     cur = store.cursor().execute(
         f"SELECT * FROM items WHERE source IN ({marks}) AND status = 'approved' "
-        f"AND lower(subject) = lower(?) AND lower(level) = lower(?) ORDER BY id", [*BANK_SOURCES, subject, level])
+        f"AND lower(subject) = lower(?) AND lower(level) = lower(?) ORDER BY id", [*DRAWN_SOURCES, subject, level])
     names = [d[0] for d in cur.description]
     return [row_to_item(_decode(dict(zip(names, r)))) for r in cur.fetchall()]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from typing import Optional
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -20,6 +21,8 @@ from tests.llm.test_pipeline import plan, question, style, verdict
 from tests.app.test_teacher_authoring import ROOT, TEACHER, values
 
 CLASS = "T-LLM"
+APPROVED_CLASS = "T-LLM-H"      # Mathematics Higher, approved questions only
+OUTCOME = "MTH-H-03"
 TUTOR_REMEDIATION = {"what_went_wrong": "You added where the question asked for the difference.",
                      "key_concept": "Read which operation the question asks for.",
                      "try_this": "Say the question in your own words before you start."}
@@ -64,6 +67,9 @@ def env(tmp_path_factory):
     store = Store(db)
     create_class(store, CLASS, "LLM class", "Mathematics", "Nat 5")
     student = add_student(store, CLASS, "Rory Williams")
+    create_class(store, APPROVED_CLASS, "LLM class, approved questions", "Mathematics", "Higher",
+                 approved_items_only=True)
+    approved_student = add_student(store, APPROVED_CLASS, "Amy Pond")
     store.close()
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("WORKBENCH_DB", str(db))
@@ -73,7 +79,9 @@ def env(tmp_path_factory):
         for cached in (shared._open, shared._runner, shared._client):
             cached.clear()
         yield {"db": db, "server": server, "student": {"role": "student", "user": student, "name": "Rory Williams",
-                                                       "class_code": CLASS}}
+                                                       "class_code": CLASS},
+               "approved_student": {"role": "student", "user": approved_student, "name": "Amy Pond",
+                                    "class_code": APPROVED_CLASS}}
         shared._open(str(db)).store.close()
         for cached in (shared._open, shared._runner, shared._client):
             cached.clear()
@@ -145,20 +153,104 @@ def test_generate_with_the_llm_stores_verified_drafts_and_names_the_rejected(env
     assert len(rows) == 5 and all(r["verification"]["verdict"] == "verified" for r in rows)
 
 
-def test_the_pipeline_from_the_generate_page(env, configured):
+def run_the_pipeline(n: int, seed: int, outcome: Optional[str] = None) -> AppTest:
+    """The Generate page's pipeline run for ``n`` questions, filed under ``outcome`` (a Mathematics Higher one)."""
     at = open_page("pages/teacher_generate.py")
     at.radio(key="gen_source").set_value("LLM question pipeline").run()
-    at.number_input(key="pl_n").set_value(3)          # form widgets: sent with the submit
-    at.selectbox(key="pl_level").set_value("Higher")
+    at.number_input(key="pl_n").set_value(n)          # form widgets: sent with the submit
+    at.number_input(key="pl_seed").set_value(seed)
+    if outcome is not None:
+        choice = at.selectbox(key="pl_outcome")
+        choice.select_index(next(k for k, label in enumerate(choice.options)
+                                 if label.startswith(f"Mathematics Higher · {outcome} ·")))
     at.button[0].click().run()
     assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_the_pipeline_from_the_generate_page(env, configured):
+    env["server"].push(completion("I would scale a length."))   # the first call (a designer's) is not JSON
+    at = run_the_pipeline(3, seed=0)
     assert values(at.success) == ["3 of 3 question(s) accepted; 3 new draft(s) went to the review queue."]
-    stages = at.dataframe[0].value
-    assert list(stages["stage"]) == list(AGENTS) and set(stages["acceptance_rate"]) == {1.0}
+    stages = at.dataframe[0].value.set_index("stage")
+    assert list(stages.index) == list(AGENTS) and set(stages["acceptance_rate"].iloc[1:]) == {1.0}
+    assert (stages.loc["designer", "calls"], stages.loc["designer", "malformed"]) == (4, 1)
+    assert list(stages["retries"]) == [1, 0, 0, 0]
+    assert "1 retry: designer 1 malformed." in values(at.caption)
+    accepted = at.dataframe[1].value
+    assert len(accepted) == 3 and set(accepted["outcome"]) == {"(choose on the Review page)"}
+    assert any("have no course outcome yet" in v for v in values(at.info))
     assert sorted(b.label for b in at.get("download_button")) == sorted(
         ["accepted.jsonl", "rejected.jsonl", "logs.jsonl", "stats.json"])
     rows = repo.list_items(store(), source="pipeline", status="draft")
-    assert len(rows) == 3 and {r["level"] for r in rows} == {"Higher"}
+    assert len(rows) == 3 and all(r["outcome_ids"] == [] and r["params"]["accepted_at"] for r in rows)
+
+
+def test_a_pipeline_question_gets_an_outcome_is_approved_on_the_review_page_and_reaches_practice(env, configured):
+    """One question filed under an outcome on the Generate page, one without whose outcome the reviewer sets;
+    both approved on the Review page, then drawn in practice by a student of a class that gets approved
+    questions only."""
+    from core.items import review
+    at = run_the_pipeline(1, seed=21, outcome=OUTCOME)
+    assert values(at.success) == ["1 of 1 question(s) accepted; 1 new draft(s) went to the review queue."]
+    assert list(at.dataframe[1].value["outcome"]) == [OUTCOME]
+    [filed] = [r for r in repo.list_items(store(), source="pipeline", status="draft") if r["outcome_ids"]]
+    assert (filed["subject"], filed["level"], filed["outcome_ids"]) == ("Mathematics", "Higher", [OUTCOME])
+    assert filed["params"]["accepted_at"] and filed["created_at"]
+    bare = next(r["id"] for r in repo.list_items(store(), source="pipeline", status="draft") if not r["outcome_ids"])
+
+    at = open_page("pages/teacher_review.py")
+    at.selectbox(key="rv_source").select("pipeline").run()
+    when = filed["params"]["accepted_at"][:16].replace("T", " ")          # "2026-11-25 17:01"
+    assert any(f"Written by the question pipeline; accepted {when} UTC" in c.value for c in at.caption)
+    at.button(key=f"rv_approve_{bare}").click().run()            # no outcome yet: refused, saying what to do
+    assert any(f"Item {bare} cannot be approved: it has no course outcome" in e.value for e in at.error)
+    assert repo.get_item(store(), bare)["status"] == "draft"
+    choice = at.selectbox(key=f"rv_place_outcome_{bare}")
+    choice.select_index(next(k for k, label in enumerate(choice.options)
+                             if label.startswith(f"Mathematics Higher · {OUTCOME} ·")))
+    at.button(key=f"rv_place_save_{bare}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert f"{bare} is now in Mathematics Higher, {OUTCOME}." in values(at.success)
+    for iid in (bare, filed["id"]):
+        at.button(key=f"rv_approve_{iid}").click().run()
+        assert not at.exception and not at.error, values(at.error)
+        assert repo.get_item(store(), iid)["status"] == "approved"
+
+    # The course's other approved questions on the outcome set aside, so practice can only draw ours.
+    others = [it.id for it in repo.approved_items(store(), "Mathematics", "Higher")
+              if OUTCOME in it.outcome_ids and it.source != "pipeline"]
+    if others:
+        review.reject(store(), others, "set aside: the class practises the new questions first")
+    at = open_page("pages/student_practice.py", env["approved_student"])
+    at.selectbox(key="pr_outcome_Mathematics_Higher").set_value(OUTCOME).run()
+    [b for b in at.button if b.label == "Start"][0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    from tests.app.test_student_pages import runner
+    shown = runner().view(at.session_state["practice_sid"])["question"]
+    assert shown["id"] in {bare, filed["id"]}
+
+
+def test_an_unreachable_server_is_a_warning_on_settings_and_generate(env, configured, monkeypatch):
+    import socket
+    with socket.socket() as s:                       # a port where nothing listens
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    monkeypatch.setenv("WORKBENCH_LLM_BASE_URL", dead)    # the environment comes before the Settings page
+    monkeypatch.setenv("WORKBENCH_LLM_MODEL", "m-default")
+    at = open_page("pages/teacher_settings.py")
+    warned = " ".join(values(at.warning))
+    assert f"the server at {dead} could not be reached" in warned and "Check the connection" in warned
+    assert not any("LLM features are on" in v for v in values(at.success))
+    [b for b in at.button if b.label == "Check the connection"][0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(v.startswith("The connection check failed: the server at") for v in values(at.warning))
+    assert not values(at.success)
+
+    at = open_page("pages/teacher_generate.py")
+    at.radio(key="gen_source").set_value("LLM question pipeline").run()
+    assert any(f"the server at {dead} could not be reached" in v for v in values(at.warning))
+    assert not values(at.success)
 
 
 def test_practice_shows_the_tutor_and_answers_a_question(env, configured):

@@ -219,7 +219,7 @@ def test_roster_add_import_with_a_bad_row_and_remove(env):
     at.button(key="cls_add_go").click().run()
     assert any("already on the class list" in e.value for e in at.error)
 
-    csv = b"name\nClara Oswald\n\nRiver Song\nclara oswald\n"
+    csv = b"name,email\nClara Oswald,c@x\n\n,r@x\nRiver Song,s@x\nclara oswald,o@x\n"
     at.file_uploader(key="cls_csv").upload("class.csv", csv, "text/csv")
     at.run()
     at.button(key="cls_import_go").click().run()
@@ -227,8 +227,8 @@ def test_roster_add_import_with_a_bad_row_and_remove(env):
     assert {"Clara Oswald", "River Song"} <= set(roster_names(env))
     text = texts(at)
     assert "Added 2 student(s)" in text and "2 row(s) could not be added" in text
-    problems = at.dataframe[-1].value
-    assert problems["row"].tolist() == [3, 5]
+    problems = at.dataframe[-1].value     # the blank row 3 is no student and no problem; row 4 has no name
+    assert problems["row"].tolist() == [4, 6]
     assert "no name" in problems["problem"][0] and "row 2" in problems["problem"][1]
 
     at.selectbox(key="cls_remove_who").select("T-CLASS:river-song")

@@ -1,4 +1,4 @@
-"""A local fake OpenAI-compatible server: POST /v1/chat/completions with scripted replies.
+"""A local fake OpenAI-compatible server: POST /v1/chat/completions with scripted replies, GET /v1/models.
 
 Each request takes the next scripted reply (FIFO); when the script is empty
 the ``default`` reply is used. Every request body is recorded in ``requests``.
@@ -49,12 +49,25 @@ class FakeOpenAI:
         self.script: list[Union[Reply, Callable[[dict], Reply]]] = []
         self.default = default or error(500, "no scripted reply left")
         self.requests: list[dict] = []
+        self.model_lists = 0        # GET /v1/models requests, answered with ``models_reply``
+        self.models_reply = Reply(body={"object": "list", "data": [
+            {"id": "fake-model", "object": "model", "created": 0, "owned_by": "tests"}]})
         self._lock = threading.Lock()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
                 return
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") != "/v1/models":
+                    self._send(error(404, f"no route {self.path}", "not_found"))
+                    return
+                with fake._lock:
+                    fake.model_lists += 1   # kept apart from ``requests``, which holds the chat calls
+                if fake.models_reply.delay_s:
+                    time.sleep(fake.models_reply.delay_s)
+                self._send(fake.models_reply)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)

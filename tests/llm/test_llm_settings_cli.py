@@ -195,3 +195,15 @@ def test_cli_pipeline_refuses_bad_weights(fake, tmp_path, capsys, monkeypatch):
     assert main(["pipeline", "--weights", "tricky=1", "--db", str(tmp_path / "w.duckdb")]) == 2
     assert "unknown difficulty tricky" in capsys.readouterr().err
     assert fake.requests == []
+
+
+def test_cli_status_warns_when_the_server_set_up_does_not_answer(tmp_path, capsys, monkeypatch):
+    from core.llm import reach
+    from tests.browser.app_server import free_port
+    reach.forget()
+    monkeypatch.setenv("WORKBENCH_LLM_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")   # nothing listens there
+    monkeypatch.setenv("WORKBENCH_LLM_MODEL", "m")
+    assert main(["llm-status", "--db", str(tmp_path / "w.duckdb"), "--json"]) == 2
+    said = json.loads(capsys.readouterr().out)
+    assert said["on"] is True and said["answers"] is False
+    assert "could not be reached" in said["message"] and "Check the connection" in said["message"]

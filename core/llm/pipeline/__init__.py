@@ -3,12 +3,14 @@
 Each item gets a reasoning schema (seeded choice among the allowed prefixes) and a
 difficulty (seeded choice by weights). The Designer plans the idea, the Implementer
 writes the question, the Verifier checks it and the Style Judge scores it. A
-``fixable_with_regeneration`` verdict sends the Implementer round again (with the retry
+``fixable_with_regeneration`` verdict, a malformed reply, a failed call or an error in
+checking an answer sends the item round again (the Implementer with the retry
 instructions, the idea plan, the previous attempt and the failure reports) while
-attempts remain; a ``structural_flaw`` rejects the item at once; an LLMError rejects the
-item with its reason and the run goes on; items run concurrently up to the client's
-concurrency. Results are exported to files, and ``store_accepted`` puts the accepted
-questions into the review queue as drafts.
+retries remain; a ``structural_flaw`` rejects the item at once; an item out of retries
+is rejected with its stage and reason and the run goes on; items run concurrently up to
+the client's concurrency. Accepted questions carry when they were accepted and, when the
+run names one, the course outcome they assess. Results are exported to files, and
+``store_accepted`` puts the accepted questions into the review queue as drafts.
 """
 from core.llm.pipeline.config import AGENTS, DIFFICULTIES, PipelineConfig
 from core.llm.pipeline.errors import PipelineError
@@ -17,7 +19,8 @@ from core.llm.pipeline.models import (STYLE_MIN_MEAN, STYLE_MIN_SCORE, Distracto
 from core.llm.pipeline.prompts import (PROMPT_VERSION, PROMPTS_DIR, SCHEMAS_FILE, ReasoningSchema, load_prompt,
                                        load_schemas, render)
 from core.llm.pipeline.results import ItemOutcome, LogEntry, PipelineResult, default_run_folder
-from core.llm.pipeline.review_queue import DIFFICULTY_VALUES, SUBJECTS, outcome_item, store_accepted
+from core.llm.pipeline.review_queue import (DIFFICULTY_VALUES, SUBJECTS, outcome_choices, outcome_item,
+                                            store_accepted)
 from core.llm.pipeline.run import STAGE, ProgressFn, run_pipeline
 
 __all__ = [
@@ -27,5 +30,5 @@ __all__ = [
     "PROMPT_VERSION", "PROMPTS_DIR", "SCHEMAS_FILE", "ReasoningSchema", "load_prompt", "load_schemas", "render",
     "ItemOutcome", "LogEntry", "PipelineResult", "default_run_folder",
     "STAGE", "ProgressFn", "run_pipeline",
-    "DIFFICULTY_VALUES", "SUBJECTS", "outcome_item", "store_accepted",
+    "DIFFICULTY_VALUES", "SUBJECTS", "outcome_choices", "outcome_item", "store_accepted",
 ]

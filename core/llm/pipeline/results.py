@@ -14,11 +14,13 @@ from core.llm.pipeline.config import AGENTS, PipelineConfig
 
 
 class LogEntry(BaseModel):
+    """One agent call: verdict "ok", a severity, "malformed" (no usable answer) or "error" (the call failed)."""
     item: int
     agent: str
     attempt: int
     verdict: str
     reason: Optional[str] = None
+    retried: bool = False                 # the failure sent the item round again
 
 
 class ItemOutcome(BaseModel):
@@ -33,6 +35,10 @@ class ItemOutcome(BaseModel):
     question: Optional[dict] = None       # the accepted, or last, implementation
     verifier_report: Optional[dict] = None
     style_report: Optional[dict] = None
+    accepted_at: Optional[str] = None     # when the Style Judge passed it (ISO 8601, UTC)
+    subject: Optional[str] = None         # the course it is filed under, when the run names one
+    level: Optional[str] = None
+    outcome_id: Optional[str] = None      # the course outcome it assesses, when the run names one
 
     def record(self, models: dict[str, str]) -> dict[str, Any]:
         row = self.model_dump(exclude={"accepted"})
@@ -41,6 +47,9 @@ class ItemOutcome(BaseModel):
             row.pop("reason")
             fingerprint = hashlib.sha256(json.dumps(self.question, sort_keys=True).encode()).hexdigest()[:10]
             row = {"id": f"{self.schema_id}-{self.difficulty}-{fingerprint}", **row, "models": models}
+        else:
+            for name in ("accepted_at", "subject", "level", "outcome_id"):
+                row.pop(name)
         return row
 
 
@@ -64,7 +73,15 @@ class PipelineResult(BaseModel):
             calls = [e for e in self.logs if e.agent == agent]
             passed = sum(1 for e in calls if e.verdict == "ok")
             per_stage[agent] = {"calls": len(calls), "passed": passed,
-                                "acceptance_rate": round(passed / len(calls), 4) if calls else None}
+                                "acceptance_rate": round(passed / len(calls), 4) if calls else None,
+                                "retries": sum(1 for e in calls if e.retried),
+                                "malformed": sum(1 for e in calls if e.verdict == "malformed"),
+                                "errors": sum(1 for e in calls if e.verdict == "error")}
+        retry_reasons: dict[str, dict[str, int]] = {}
+        for entry in self.logs:
+            if entry.retried:
+                kinds = retry_reasons.setdefault(entry.agent, {})
+                kinds[entry.verdict] = kinds.get(entry.verdict, 0) + 1
         rejected_by_stage: dict[str, int] = {}
         for item in self.rejected:
             rejected_by_stage[item.stage or "unknown"] = rejected_by_stage.get(item.stage or "unknown", 0) + 1
@@ -78,6 +95,7 @@ class PipelineResult(BaseModel):
             "items": len(self.items), "accepted": len(self.accepted), "rejected": len(self.rejected),
             "acceptance_rate": round(len(self.accepted) / len(self.items), 4) if self.items else None,
             "stages": per_stage, "rejected_by_stage": rejected_by_stage, "by_schema": by_schema,
+            "retries": sum(v["retries"] for v in per_stage.values()), "retry_reasons": retry_reasons,
             "mean_attempts": round(statistics.fmean(tried), 4) if tried else None,
             "mean_attempts_accepted": round(statistics.fmean(accepted_attempts), 4) if accepted_attempts else None,
             "config": self.config.model_dump(), "models": self.models,
