@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 from core.blueprints import helpers
 from core.blueprints.follow_through import check_follow_through
+from core.blueprints.failures import code
 from core.blueprints.formula import (CONSTANTS, FUNCTIONS, Formula, FormulaError, TimeBudgetExceeded, compile_formula,
                                     time_budget)
 from core.blueprints.loader import MAX_ISSUES, BlueprintError, Issue, LoadedBlueprint, path_text
@@ -206,7 +207,7 @@ def _compile_skill(bp: SkillBlueprint, loaded: Optional[LoadedBlueprint], bluepr
         try:
             return compile_formula(source, known, constants)
         except FormulaError as exc:
-            issue(parts, f"{exc.message} in expression: {source}")
+            issue(parts, f"{exc.message} in {code(source)}")
             return None
 
     scope = set(params) | set(g.tables)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional, Union
 
 from core.blueprints.compiler import compile_skill
+from core.blueprints.failures import explain
 from core.blueprints.formula import TimeBudgetExceeded, time_budget
 from core.blueprints.loader import BlueprintError, Issue, LoadedBlueprint, load_file, yaml_files
 from core.blueprints.models import AssessmentBlueprint, CourseSpec, SkillBlueprint
@@ -120,6 +121,9 @@ def _exercise_level(loaded: LoadedBlueprint, gen: SkillGenerator, level: str, sp
                              f"level {level}: its items cannot be built ({type(exc).__name__}: {exc})")]
     except GenerationError as exc:
         message = str(exc)
+        explained = explain(message, level, loaded.model)
+        if explained is not None:
+            return [loaded.issue(*explained)]
         computed = re.search(r": computed value '(\w+)' failed for ", message)
         if "marking_criteria" in message:
             where = ["evaluation", "marking_criteria"]

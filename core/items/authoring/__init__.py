@@ -19,11 +19,12 @@ from core.items.authoring.progress import Progress
 from core.items.authoring.saving import (file_stem, next_version, save_new_version, stored_versions, target_path,
                                          write_text_atomic)
 from core.items.authoring.templates import TEMPLATES
-from core.items.authoring.validation import EDITOR_FILE, format_issue, issue_rows, validate_text
+from core.items.authoring.text_checks import check_items
+from core.items.authoring.validation import EDITOR_FILE, format_issue, issue_rows, markdown_text, validate_text
 
 __all__ = [
     "AuthoringError", "EDITOR_FILE", "KIND_FOLDERS", "KIND_LABELS", "MAX_PLAN_ITEMS", "PlanEntry", "Progress",
-    "validate_text", "format_issue", "issue_rows",
+    "validate_text", "format_issue", "issue_rows", "markdown_text", "check_items",
     "preview", "variant_sizes",
     "next_version", "stored_versions", "file_stem", "target_path", "write_text_atomic", "save_new_version",
     "TEMPLATES",
