@@ -98,7 +98,7 @@ if written is not None:
         st.success(f"{result['verified']} of {result['requested']} item(s) passed core's checks; "
                    f"{result['stored']} new draft(s) went to the review queue.")
         for row in result["skipped"]:
-            st.warning(f"{row['skill_id']} ({row['level']}) was skipped: {row['reason']}")
+            st.warning(f"{row['skill_id']} ({row['level']}) was skipped: {authoring.markdown_text(row['reason'])}")
         if result["rejected"]:
             st.warning(f"{len(result['rejected'])} item(s) were rejected and not stored:")
             st.dataframe(pd.DataFrame(result["rejected"])[["skill_id", "level", "seed", "reason"]], hide_index=True)
@@ -115,5 +115,6 @@ if generated is not None:
             st.warning(f"{result['repeats']} item(s) repeat another: a level ran out of distinct items; widen its "
                        f"ranges.")
         for row in result["skipped"] + result["failed"]:
-            st.warning(f"{row['skill_id']} ({row['level']}, {row['count']} items) was not generated: {row['reason']}")
+            st.warning(f"{row['skill_id']} ({row['level']}, {row['count']} items) was not generated: "
+                       f"{authoring.markdown_text(row['reason'])}")
         st.page_link("pages/teacher_review.py", label="Open the Review page to approve the drafts", icon="✅")
