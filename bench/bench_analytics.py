@@ -99,7 +99,7 @@ def main() -> None:
         timed("abilities with intervals", lambda: reports.abilities(store, CLASS), page)
         timed("mastery heatmap", lambda: reports.mastery_matrix(store, library, CLASS), page)
         timed("class weakest skills (stored mastery)", lambda: reports.class_weakest(store, library, CLASS), page)
-        timed("one student's report", lambda: reports.student_report(store, library, built["students"][7], CLASS), page)
+        timed("one student's report", lambda: reports.student_report(store, library, built["students"][7]), page)
         timed("newest calibration's parameters", lambda: reports.latest_parameters(store), page)
         timed("Wright map", lambda: reports.wright_map(store), page)
         timed("facility and discrimination by family", lambda: reports.item_table(store, CLASS), page)

@@ -1,14 +1,20 @@
-"""The teacher's Analytics page through AppTest, on a simulated class."""
+"""The teacher's Analytics page through AppTest: a simulated class with few answers per figure, and a class with
+many; the explanations beside the figures, the small-number warnings, and the mastery heatmap's labels."""
 from __future__ import annotations
+
+import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.analytics.classes import many_answers_class
 from tests.app.pages import open_page
 
 from tests.app.test_teacher_authoring import ROOT, TEACHER, values
 
 CLASS = "AN-1"
+MANY = "AN-MANY"
+SMALL_NUMBERS = ("rest on fewer than", "rests on fewer than")
 
 
 @pytest.fixture(scope="module")
@@ -23,15 +29,16 @@ def env(tmp_path_factory):
     create_class(store, CLASS, "Analytics class", "Mathematics", "Nat 5")
     names = [f"{CLASS}:s{i:02d}" for i in range(12)]
     school.add_students(store, CLASS, [(n, f"Pupil {i:02d}") for i, n in enumerate(names)])
-    Simulation(store, Library.load(exercise=False), seed=11).run(12, practice_sessions=2, questions=8, exams=1,
-                                                                  lessons=0, names=names)
+    library = Library.load(exercise=False)
+    Simulation(store, library, seed=11).run(12, practice_sessions=2, questions=8, exams=1, lessons=0, names=names)
+    many = many_answers_class(store, library, MANY)
     store.close()
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("WORKBENCH_DB", str(db))
         mp.chdir(ROOT)
         shared._open.clear()
         shared._runner.clear()
-        yield {"db": db, "students": names}
+        yield {"db": db, "students": names, "many": many}
         shared._open(str(db)).store.close()
         shared._open.clear()
         shared._runner.clear()
@@ -41,17 +48,44 @@ def open_analytics(user=TEACHER) -> AppTest:
     return open_page(user, "pages/teacher_analytics.py", timeout=180)
 
 
+def open_tab(at: AppTest, label: str) -> AppTest:
+    """Switch tab as a click on it does (only the open tab is drawn)."""
+    at.session_state["an_tab"] = label
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def column_help(at: AppTest) -> dict[str, str]:
+    """Every column tooltip of the tables on the page, by column name."""
+    found: dict[str, str] = {}
+    for d in at.dataframe:
+        for col, config in json.loads(d.proto.columns or "{}").items():
+            if config.get("help"):
+                found[col] = config["help"]
+    return found
+
+
+def small_number_warnings(at: AppTest) -> list[str]:
+    return [w.value for w in at.warning if any(s in w.value for s in SMALL_NUMBERS)]
+
+
+def shown_few_answers(at: AppTest) -> int:
+    return sum(int(d.value["few_answers"].sum()) for d in at.dataframe if "few_answers" in d.value.columns)
+
+
 def test_class_overview_student_items_and_exams(env):
     at = open_analytics()
     assert values(at.title) == ["Analytics"]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Students"] == "12" and int(metrics["Answers"].replace(",", "")) > 100
-    assert "No calibration yet" in " ".join(values(at.caption))
     downloads = [b.label for b in at.get("download_button")]
-    assert downloads.count("CSV") == downloads.count("Parquet") >= 5          # every table has both
+    assert downloads.count("CSV") == downloads.count("Parquet") >= 2          # every table has both
     # Run a calibration through the form, behind its progress bar
+    open_tab(at, "Items and blueprints")
+    assert "No calibration yet" in " ".join(values(at.caption))
     at.selectbox(key="an_level").set_value("family")
-    at.button[0].click().run()
+    next(b for b in at.button if b.label == "Run calibration").click().run()
     assert not at.exception, [e.value for e in at.exception]
     done = " ".join(values(at.success))
     assert "Calibrated" in done and "cal_000001" in done
@@ -63,13 +97,14 @@ def test_class_overview_student_items_and_exams(env):
     expected = blueprint_fixes(shared._open(str(env["db"])).store, CLASS)
     shown = [d.value for d in at.dataframe if "suggestion" in d.value.columns]
     assert (len(shown[0]) == len(expected)) if shown else expected.empty
-    at.run()                                                                 # the next visit reads it
-    assert any("calibration cal_000001" in c for c in values(at.caption))  # abilities now from the calibration
+    at.run()
     assert "Newest calibration: cal_000001 (rasch, by family" in " ".join(values(at.caption))
+    open_tab(at, "Class")
+    assert any("calibration cal_000001" in c for c in values(at.caption))  # abilities now from the calibration
 
 
 def test_a_student_drill_down(env):
-    at = open_analytics()
+    at = open_tab(open_analytics(), "Student")
     at.selectbox(key="an_student").set_value(env["students"][4]).run()
     assert not at.exception, [e.value for e in at.exception]
     labels = [m.label for m in at.metric]
@@ -78,10 +113,108 @@ def test_a_student_drill_down(env):
 
 
 def test_a_blueprint_distractors_and_parameters(env):
-    at = open_analytics()
+    at = open_tab(open_analytics(), "Items and blueprints")
     at.selectbox(key="an_bp").set_value("SQA.MATH.N5.SURDS").run()
     assert not at.exception, [e.value for e in at.exception]
     assert "Misconceptions: which wrong option drew whom" in " ".join(values(at.markdown))
+
+
+def test_figures_are_explained_where_they_stand(env):
+    at = open_analytics()
+    assert all(m.proto.help for m in at.metric), [m.label for m in at.metric if not m.proto.help]
+    helped = column_help(at)
+    for col in ("mean_mastery", "share_below", "accuracy", "accuracy_low", "few_answers"):
+        assert col in helped, col
+    assert "0 is an item of average difficulty" in " ".join(values(at.caption))      # logits beside the histogram
+    labels = [e.label for e in at.expander]
+    assert {"What are logits, abilities and intervals?", "What is mastery?"} <= set(labels)
+    words = " ".join(values(at.markdown))
+    assert "73%" in words and "What to do:" in words and "Bayesian Knowledge Tracing" in words
+
+    open_tab(at, "Items and blueprints")
+    helped = column_help(at)
+    for col in ("facility", "facility_low", "point_biserial", "upper_lower", "advice"):
+        assert col in helped, col
+    assert "below 0.2 look at the item" in helped["upper_lower"]
+    assert "What are facility, discrimination and point-biserial?" in [e.label for e in at.expander]
+    assert "Rasch (1PL)" in at.selectbox(key="an_model").options and at.selectbox(key="an_model").help
+
+    open_tab(at, "Exams")
+    assert "What is reliability?" in [e.label for e in at.expander]
+    assert {"alpha", "few_answers", "advice"} <= set(column_help(at))
+
+
+def test_a_class_with_few_answers_says_so_beside_each_figure(env):
+    at = open_analytics()
+    assert at.selectbox(key="an_class").value == CLASS
+    class_tab = small_number_warnings(at)
+    assert any("skills rest on fewer than 20 practice answers" in w for w in class_tab), class_tab
+    assert shown_few_answers(at) > 0
+    open_tab(at, "Items and blueprints")
+    assert any("rows rest on fewer than 30 answers" in w for w in small_number_warnings(at))
+    items = next(d.value for d in at.dataframe if "facility_low" in d.value.columns)
+    assert (items[items["n"] < 30]["few_answers"]).all() and not items[items["n"] >= 30]["few_answers"].any()
+    open_tab(at, "Student")
+    assert any("fewer than 5 answers" in w for w in small_number_warnings(at))
+    open_tab(at, "Exams")   # 12 students sat the mock exam: too few for its reliability
+    assert any("papers rests on fewer than 20 students" in w for w in small_number_warnings(at))
+
+
+def test_a_class_with_many_answers_shows_no_small_number_warning(env):
+    from core.analytics import reports
+    from ui import shared
+    reports.run_calibration(shared._open(str(env["db"])).store, "rasch", "family", MANY)
+    at = open_analytics()
+    at.selectbox(key="an_class").set_value(MANY).run()
+    for tab in ("Class", "Student", "Items and blueprints", "Exams"):
+        open_tab(at, tab)
+        assert small_number_warnings(at) == [], (tab, small_number_warnings(at))
+        assert shown_few_answers(at) == 0, tab
+        if tab == "Items and blueprints":   # the tables are there, with nothing to mark
+            items = next(d.value for d in at.dataframe if "facility_low" in d.value.columns)
+            assert len(items) == 6 and items["n"].min() >= 30
+
+
+def test_the_mastery_heatmap_names_every_skill_in_full_on_hover(env):
+    import pandas as pd
+    from core.analytics import reports
+    from ui import analytics_views as view
+    from ui import shared
+    wb = shared._open(str(env["db"]))
+    matrix = reports.mastery_matrix(wb.store, wb.library, CLASS)
+    answers = reports.mastery_answers(wb.store, wb.library, CLASS)
+    fig = view.heatmap_figure(matrix, answers)
+    heat = fig.data[0]
+    assert [row[0] for row in heat.customdata[0]] == list(matrix.columns)        # the full names, on hover
+    assert "%{customdata[0]}" in heat.hovertemplate and "practice answers" in heat.hovertemplate
+    assert heat.text is None and heat.texttemplate is None                          # nothing written in the cells
+    ticks = dict(zip(fig.layout.xaxis.tickvals, fig.layout.xaxis.ticktext))
+    longest = max(matrix.columns, key=len)
+    assert len(ticks[longest].replace("<br>", "")) < len(longest)                    # shortened on the axis
+    assert all(len(line) <= 24 for t in ticks.values() for line in t.split("<br>"))
+    # as tall as its rows need
+    tall = pd.DataFrame(0.5, index=[f"Student {i:02d}" for i in range(40)], columns=matrix.columns)
+    assert view.heatmap_figure(tall).layout.height > fig.layout.height >= 26 * len(matrix)
+
+
+def test_new_data_shows_on_refresh_and_on_coming_back(env, monkeypatch):
+    from core.school.classes import create_class
+    from ui import analytics_views, shared
+    monkeypatch.setattr(analytics_views, "REFRESH_S", 3600)   # no look for new data on its own during the test
+    store = shared._open(str(env["db"])).store
+    at = open_analytics()
+    create_class(store, "AN-NEW", "New class", "Mathematics", "Nat 5")
+    at.run()                                              # a click soon after: figures from the cache
+    assert "AN-NEW · New class" not in at.selectbox(key="an_class").options
+    at.button(key="an_refresh").click().run()
+    assert "AN-NEW · New class" in at.selectbox(key="an_class").options
+    create_class(store, "AN-NEWER", "Newer class", "Mathematics", "Nat 5")
+    at.switch_page("pages/teacher_class.py")
+    at.run()
+    at.switch_page("pages/teacher_analytics.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "AN-NEWER · Newer class" in at.selectbox(key="an_class").options
 
 
 def test_an_empty_install_says_how_to_begin(tmp_path, monkeypatch):

@@ -35,9 +35,10 @@ from core.analytics.item_stats.facility_discrimination import (MIN_N_FOR_NOTE as
                                                                discrimination, facility)
 from core.analytics.item_stats.inputs import Ability as Ability
 from core.analytics.item_stats.options import NO_OPTION, distractors, strategy_summary
-from core.analytics.item_stats.parameters import parameter_effects, parameter_facility
+from core.analytics.item_stats.parameters import parameter_effects, parameter_facility, parameter_tables
 from core.analytics.item_stats.scoring import item_scores, score_matrix
 
 __all__ = ["item_scores", "score_matrix", "facility", "discrimination", "distractors", "strategy_summary",
            "cronbach_alpha", "kr20", "reliability", "reliability_by", "parameter_facility", "parameter_effects",
+           "parameter_tables",
            "UPPER_LOWER_SHARE", "NO_OPTION"]

@@ -91,7 +91,11 @@ def parameter_facility(responses: pd.DataFrame, items: pd.DataFrame, max_levels:
     level, n (answers), n_items, facility (mean mark fraction), levels in
     value order.
     """
-    merged = _parameter_answers(responses, items, student, item, max_levels, bins, columns)
+    return _facility_of(_parameter_answers(responses, items, student, item, max_levels, bins, columns), item)
+
+
+def _facility_of(merged: pd.DataFrame, item: str) -> pd.DataFrame:
+    merged = merged.copy()
     merged["_num"] = pd.to_numeric(merged["level_key"], errors="coerce")
     out = merged.groupby(["blueprint_id", "parameter", "level"], sort=False).agg(
         n=("value", "size"), n_items=(item, "nunique"), facility=("value", "mean"),
@@ -141,7 +145,10 @@ def parameter_effects(responses: pd.DataFrame, items: pd.DataFrame, max_levels: 
     first. Items vary several parameters at once, so each row is a marginal
     view, not the parameter's effect with the others held fixed.
     """
-    merged = _parameter_answers(responses, items, student, item, max_levels, bins, columns)
+    return _effects_of(_parameter_answers(responses, items, student, item, max_levels, bins, columns), item, min_n)
+
+
+def _effects_of(merged: pd.DataFrame, item: str, min_n: int) -> pd.DataFrame:
     levels = merged.groupby(["blueprint_id", "parameter", "level"], sort=True)["value"].agg(["size", "mean"])
     rows = []
     for (bp, name), part in merged.groupby(["blueprint_id", "parameter"], sort=True):   # per parameter
@@ -164,3 +171,11 @@ def parameter_effects(responses: pd.DataFrame, items: pd.DataFrame, max_levels: 
     out = pd.DataFrame(rows)
     return out.sort_values(["spread", "blueprint_id", "parameter"], ascending=[False, True, True],
                            na_position="last").reset_index(drop=True)
+
+
+def parameter_tables(responses: pd.DataFrame, items: pd.DataFrame, max_levels: int = 6, bins: int = 4,
+                     min_n: int = 5, student: str = "student", item: str = "item_id",
+                     **columns: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``parameter_effects`` and ``parameter_facility`` together, reading the items' parameters once."""
+    merged = _parameter_answers(responses, items, student, item, max_levels, bins, columns)
+    return _effects_of(merged, item, min_n), _facility_of(merged, item)

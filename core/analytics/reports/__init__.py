@@ -11,11 +11,12 @@ abilities, the mastery matrix, weakest skills), ``student`` (one student),
 effects), ``exams`` (exam results) and ``fixes`` (blueprint fixes to consider).
 """
 
-from core.analytics.reports.class_overview import abilities, class_overview, class_weakest, mastery_matrix
+from core.analytics.reports.class_overview import (abilities, class_overview, class_weakest, mastery_answers,
+                                                   mastery_matrix)
 from core.analytics.reports.common import Z95, Progress, downloads
 from core.analytics.reports.exams import evaluation_report, exam_report
 from core.analytics.reports.fixes import NOISY_OUTFIT, RARE_SHARE, blueprint_fixes
-from core.analytics.reports.items import (distractor_report, item_table, latest_parameters, parameter_report,
+from core.analytics.reports.items import (blueprint_report, distractor_report, item_table, latest_parameters, parameter_report,
                                           run_calibration, wright_map)
 from core.analytics.reports.student import student_report
 
@@ -26,6 +27,7 @@ __all__ = [
     "class_overview",
     "abilities",
     "mastery_matrix",
+    "mastery_answers",
     "class_weakest",
     "student_report",
     "run_calibration",
@@ -33,6 +35,7 @@ __all__ = [
     "item_table",
     "wright_map",
     "distractor_report",
+    "blueprint_report",
     "parameter_report",
     "exam_report",
     "evaluation_report",

@@ -61,6 +61,20 @@ def mastery_matrix(store: Store, library: Library, class_code: str) -> pd.DataFr
     return frame.pivot_table(index="name", columns="skill_name", values="score", aggfunc="mean").sort_index()
 
 
+def mastery_answers(store: Store, library: Library, class_code: str) -> pd.DataFrame:
+    """Students (rows, by name) x skills (columns, by name): how many practice answers each mastery score rests
+    on, laid out like ``mastery_matrix`` (0 where none)."""
+    frame = data.responses(store, class_code, columns=["student", "skill", "kind"])
+    frame = frame[frame["kind"] == "practice"]
+    if frame.empty:
+        return pd.DataFrame()
+    counts = frame.groupby(["student", "skill"]).size().rename("answers").reset_index()
+    counts = counts.merge(_roster(store, class_code), on="student", how="inner")
+    counts["skill_name"] = _named(library, counts["skill"])
+    return counts.pivot_table(index="name", columns="skill_name", values="answers", aggfunc="sum",
+                              fill_value=0).sort_index()
+
+
 def class_weakest(store: Store, library: Library, class_code: str, n: int = 8) -> pd.DataFrame:
     """The class's weakest skills by their stored mastery: skill, name, n_students, mean_mastery, share_below
     (share of students in the "needs work" band), n_responses."""

@@ -9,12 +9,13 @@ import pandas as pd
 
 from core.analytics import calibration as cal
 from core.analytics import item_stats
+from core.analytics.explain import FIT_HIGH
 from core.analytics.reports.class_overview import _theta
 from core.analytics.reports.items import latest_parameters
 from core.store import Store
 from core.store import analytics as data
 
-NOISY_OUTFIT = 1.3
+NOISY_OUTFIT = FIT_HIGH
 RARE_SHARE = 0.02
 
 

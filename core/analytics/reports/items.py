@@ -59,9 +59,9 @@ def distractor_report(store: Store, class_code: Optional[str], blueprint_id: str
 
     ``ability`` (theta by student) when the caller has it already; else from ``abilities``.
     """
-    frame = data.responses(store, class_code, blueprint_id=blueprint_id)
+    frame = data.responses(store, class_code, blueprint_id=blueprint_id, item_type="multiple_choice")
     meta = data.items(store, list(frame["item_id"].unique()))
-    if frame.empty or meta.empty:
+    if frame.empty or meta.empty:   # no multiple-choice answers on this blueprint: no options to compare
         return pd.DataFrame(), pd.DataFrame()
     table = item_stats.distractors(frame, meta, ability=_theta(store, class_code, ability), min_count=1)
     return table, item_stats.strategy_summary(table)
@@ -71,6 +71,25 @@ def parameter_report(store: Store, class_code: Optional[str], blueprint_id: str)
     """Which parameter values make a blueprint's items harder: (effects, facility by value)."""
     frame = data.responses(store, class_code, blueprint_id=blueprint_id)
     meta = data.items(store, list(frame["item_id"].unique()))
-    if frame.empty:
+    if frame.empty or not meta["params"].map(bool).any():   # no answers, or items without generator parameters
         return pd.DataFrame(), pd.DataFrame()
-    return item_stats.parameter_effects(frame, meta), item_stats.parameter_facility(frame, meta)
+    return item_stats.parameter_tables(frame, meta)
+
+
+def blueprint_report(store: Store, class_code: Optional[str], blueprint_id: str,
+                     ability: Optional[pd.Series] = None) -> dict[str, pd.DataFrame]:
+    """``distractor_report`` and ``parameter_report`` of one blueprint from one read of its answers:
+    distractors, strategies, effects, by_value (empty tables where the blueprint has none)."""
+    frame = data.responses(store, class_code, blueprint_id=blueprint_id)
+    meta = data.items(store, list(frame["item_id"].unique()))
+    out = {k: pd.DataFrame() for k in ("distractors", "strategies", "effects", "by_value")}
+    if frame.empty or meta.empty:
+        return out
+    mcq = frame[frame["item_type"] == "multiple_choice"]
+    if not mcq.empty:
+        table = item_stats.distractors(mcq, meta[meta["item_id"].isin(set(mcq["item_id"]))],
+                                       ability=_theta(store, class_code, ability), min_count=1)
+        out.update(distractors=table, strategies=item_stats.strategy_summary(table))
+    if meta["params"].map(bool).any():
+        out["effects"], out["by_value"] = item_stats.parameter_tables(frame, meta)
+    return out
