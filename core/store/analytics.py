@@ -93,7 +93,8 @@ def unit_statistics(store: Store, class_code: Optional[str] = None, by: str = "f
 
     The criterion is each student's ability from the newest calibration (the
     students saw different items, so there is no common test score); without
-    a calibration, their overall accuracy. Columns: unit, n, facility,
+    a calibration, or when it leaves out a student who answered here (it was
+    of another class), their overall accuracy. Columns: unit, n, facility,
     point_biserial (Pearson r of right/wrong with the criterion), upper_lower
     (facility in the top 27% by criterion minus the bottom 27%, ranked among
     the unit's own answerers), criterion.
@@ -103,6 +104,8 @@ def unit_statistics(store: Store, class_code: Optional[str] = None, by: str = "f
     unit = "r.item_id" if by == "item" else f"coalesce(i.{by}, r.item_id)"
     where, params = _filters(class_code, None, None)
     run = latest_calibration(store)
+    if run is not None and _uncalibrated_students(store, run["id"], where, params):
+        run = None
     if run is not None:
         criterion = "(SELECT student, theta AS c FROM abilities WHERE calibration_id = ?)"
         c_params = [run["id"]]
@@ -121,6 +124,13 @@ def unit_statistics(store: Store, class_code: Optional[str] = None, by: str = "f
     frame = store.query_df(sql, c_params + params)
     frame["criterion"] = "calibrated ability" if run is not None else "overall accuracy"
     return frame
+
+
+def _uncalibrated_students(store: Store, run_id: str, where: str, params: list) -> int:
+    """How many students answering under ``where`` have no ability in calibration ``run_id``."""
+    sql = (f"SELECT count(DISTINCT r.student) FROM responses r WHERE {where} AND r.student NOT IN "
+           "(SELECT student FROM abilities WHERE calibration_id = ?)")
+    return int(store.query(sql, params + [run_id])[0][0])
 
 
 def skill_mastery_summary(store: Store, class_code: str, below: float) -> pd.DataFrame:

@@ -334,6 +334,32 @@ def test_abilities_come_from_the_newest_calibration_once_there_is_one(school_db,
     assert {"family", "facility", "point_biserial", "difficulty"} <= set(table.columns)
 
 
+def test_a_class_the_newest_calibration_left_out_still_has_abilities_and_an_item_table(tmp_path, library):
+    """Class A calibrated alone: class B's students are estimated now, and its item analysis falls back to
+    overall accuracy as its criterion instead of coming out empty."""
+    from core.demo.simulate import Simulation
+    from core.school.classes import create_class
+    from core.store import school
+    s = Store(tmp_path / "two.duckdb")
+    try:
+        for code in ("CAL-A", "CAL-B"):
+            create_class(s, code, f"Class {code}", "Mathematics", "Nat 5")
+            names = [f"{code}:s{i:02d}" for i in range(6)]
+            school.add_students(s, code, [(n, f"{code} student {i}") for i, n in enumerate(names)])
+            Simulation(s, library, seed=len(code) + ord(code[-1])).run(6, practice_sessions=1, questions=8, exams=0,
+                                                                        lessons=0, names=names)
+        _result, run_id = reports.run_calibration(s, "rasch", "family", "CAL-A")
+        a, b = reports.abilities(s, "CAL-A"), reports.abilities(s, "CAL-B")
+        assert len(a) == 6 and set(a["source"]) == {a["source"].iloc[0]} and run_id in a["source"].iloc[0]
+        assert len(b) == 6 and set(b["source"]) == {"estimated now from declared difficulties "
+                                                    "(not in the newest calibration)"}
+        table = reports.item_table(s, "CAL-B")
+        assert not table.empty and table["facility"].notna().all()
+        assert reports.item_table(s, "CAL-A").shape[0] > 0
+    finally:
+        s.close()
+
+
 def test_exam_report_grades_sections_and_reliability(school_db):
     ex = reports.exam_report(school_db, "RPT-1")
     assert len(ex["results"]) == 16 and ex["grades"]["students"].sum() == 16

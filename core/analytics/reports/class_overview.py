@@ -28,24 +28,33 @@ def class_overview(store: Store, class_code: str, now: Optional[dt.datetime] = N
 
 
 def abilities(store: Store, class_code: Optional[str] = None) -> pd.DataFrame:
-    """Each student's ability with a 95% interval: student, name, theta, se, low, high, n, source."""
+    """Each student's ability with a 95% interval: student, name, theta, se, low, high, n, source.
+
+    From the newest calibration; a student it leaves out (a calibration of another class, or answers since) is
+    estimated now from the declared difficulties, and ``source`` says which is which.
+    """
     run = data.latest_calibration(store)
     roster = _roster(store, class_code)
+    parts = []
     if run is not None:
-        found = data.calibration_abilities(store, run["id"])
-        out = roster.merge(found, on="student", how="inner")
-        source = f"calibration {run['id']} ({run['model']}, {run['created_at']:%d %b %H:%M})"
-    else:
+        found = roster.merge(data.calibration_abilities(store, run["id"]), on="student", how="inner")
+        parts.append(found.assign(source=f"calibration {run['id']} ({run['model']}, {run['created_at']:%d %b %H:%M})"))
+    missing = set(roster["student"]) - set(parts[0]["student"] if parts else ())
+    if missing:
         frame = data.responses(store, class_code)
-        if frame.empty:
-            return pd.DataFrame(columns=["student", "name", "theta", "se", "low", "high", "n", "source"])
-        result = cal.calibrate(frame, "rasch", "family")
-        out = roster.merge(result.abilities, on="student", how="inner")
-        source = "estimated now from declared difficulties (no calibration yet)"
+        frame = frame[frame["student"].isin(missing)]
+        if not frame.empty:
+            result = cal.calibrate(frame, "rasch", "family")
+            why = "not in the newest calibration" if run is not None else "no calibration yet"
+            parts.append(roster.merge(result.abilities, on="student", how="inner").assign(
+                source=f"estimated now from declared difficulties ({why})"))
+    columns = ["student", "name", "theta", "se", "low", "high", "n", "source"]
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    out = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     out["low"] = out["theta"] - Z95 * out["se"]
     out["high"] = out["theta"] + Z95 * out["se"]
-    out["source"] = source
-    return out[["student", "name", "theta", "se", "low", "high", "n", "source"]]
+    return out[columns]
 
 
 def _theta(store: Store, class_code: Optional[str], ability: Optional[pd.Series]) -> pd.Series:
