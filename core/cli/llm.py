@@ -57,13 +57,15 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
     weights = _weights(args.weights)
     if weights:
         values["difficulty_weights"] = weights
-    try:
-        config = PipelineConfig.checked(**values)
-    except PipelineError as exc:
-        raise CommandError(str(exc)) from None
     wb = open_workbench(args.db)
     store = wb.store
     try:
+        if args.outcome:
+            values.update(_outcome(wb.library, args.outcome))
+        try:
+            config = PipelineConfig.checked(**values)
+        except PipelineError as exc:
+            raise CommandError(str(exc)) from None
         client = _llm_client(store)
 
         def progress(done: int, total: int, outcome) -> None:
@@ -126,6 +128,18 @@ def cmd_llm_items(args: argparse.Namespace) -> int:
     return 0
 
 
+def _outcome(library, wanted: str) -> dict:
+    """The course (subject, level) and outcome id of a course outcome named on the command line."""
+    from core.llm.pipeline.review_queue import outcome_choices
+    choices = outcome_choices(library)
+    for subject, level, outcome_id, _label in choices:
+        if outcome_id.lower() == wanted.strip().lower():
+            return {"subject": subject, "level": level, "outcome_id": outcome_id}
+    some = ", ".join(c[2] for c in choices[:6])
+    raise CommandError(f"no course outcome {wanted!r} that the pipeline writes for: use an outcome id of a course "
+                       f"spec, such as {some}")
+
+
 def add_parsers(sub) -> None:
     add_command(sub, "llm-status", "Say whether LLM features are on, and with which settings; exit 2 when off.",
                 cmd_llm_status, db=True)
@@ -137,7 +151,11 @@ def add_parsers(sub) -> None:
     p.add_argument("--retries", type=int, default=2, help="regenerations allowed per question (default 2)")
     p.add_argument("--prefix", action="append", metavar="M|P", help="reasoning-schema prefix (repeatable; default M and P)")
     p.add_argument("--weights", default=None, help="difficulty weights, e.g. easy=0.3,medium=0.5,hard=0.2")
-    p.add_argument("--level", default=None, help='course level to file accepted questions under, e.g. "Higher"')
+    p.add_argument("--outcome", default=None, metavar="ID",
+                   help="course outcome the questions assess, e.g. MTH-H-02: accepted ones are filed under it and "
+                        "its course, and only schemas of its subject are used")
+    p.add_argument("--level", default=None, help='course level to file accepted questions under, e.g. "Higher" '
+                                                 "(without --outcome)")
     p.add_argument("--out", default=None, help="folder for accepted.jsonl, rejected.jsonl, logs.jsonl, stats.json "
                                                "(default runs/<time>)")
 

@@ -207,3 +207,26 @@ def test_cli_status_warns_when_the_server_set_up_does_not_answer(tmp_path, capsy
     said = json.loads(capsys.readouterr().out)
     assert said["on"] is True and said["answers"] is False
     assert "could not be reached" in said["message"] and "Check the connection" in said["message"]
+
+
+def test_cli_pipeline_files_its_questions_under_a_course_outcome(fake, tmp_path, capsys, monkeypatch):
+    fake.default = pipeline_router()
+    monkeypatch.setenv("WORKBENCH_LLM_BASE_URL", fake.base_url)
+    monkeypatch.setenv("WORKBENCH_LLM_MODEL", "m")
+    for agent in AGENTS:
+        monkeypatch.setenv(f"WORKBENCH_LLM_MODEL_{agent.upper()}", f"m-{agent}")
+    db = str(tmp_path / "w.duckdb")
+    assert main(["pipeline", "--outcome", "nope-1", "--db", db]) == 2
+    assert "no course outcome 'nope-1'" in capsys.readouterr().err and fake.requests == []
+    assert main(["pipeline", "--n", "2", "--seed", "4", "--outcome", "mth-h-02", "--json", "--db", db,
+                 "--out", str(tmp_path / "run")]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["stored_drafts"] == 2, said
+    store = Store(db)
+    try:
+        rows = repo.list_items(store, source="pipeline", status="draft")
+        assert {(r["subject"], r["level"], tuple(r["outcome_ids"])) for r in rows} == {
+            ("Mathematics", "Higher", ("MTH-H-02",))}
+        assert all(r["params"]["accepted_at"] for r in rows)
+    finally:
+        store.close()

@@ -54,8 +54,9 @@ class PipelineConfig(BaseModel):
         With a course ``subject``, only the chosen schemas that write that subject's questions are used.
         """
         subject = values.get("subject")
-        if subject and values.get("schema_prefixes"):
-            kept = [p for p in values["schema_prefixes"] if SUBJECTS.get(str(p)[:1], "").lower() == subject.lower()]
+        if subject:
+            chosen = values.get("schema_prefixes") or list(SUBJECTS)     # none chosen: every schema
+            kept = [p for p in chosen if SUBJECTS.get(str(p)[:1], "").lower() == subject.lower()]
             if not kept:
                 raise PipelineError(f"none of the chosen reasoning schemas writes {subject} questions: choose the "
                                     f"{subject} schemas, or an outcome of another subject")
