@@ -35,3 +35,5 @@ try:
     st.navigation(signed_in.navigation(sections, [SIGNED_OUT, TEACHER, STUDENT], who is not None)).run()
 except shared.STORAGE_FAILURES as exc:  # a full disk, a damaged file, a file held by another program
     shared.storage_failed(exc)
+finally:   # also after st.stop() or st.rerun() in a page
+    shared.keep_long_lived()

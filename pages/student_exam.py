@@ -19,6 +19,7 @@ student = who["user"]
 
 SID = "exam_sid"            # the exam (or assigned evaluation) on screen
 CONFIRM = "exam_confirm"    # the submit button was pressed once: ask before handing in
+_DRAWN = "exam_drawn"       # the whole page was just drawn (the hand-in part can use its view)
 FLASH = "exam_flash"        # a message from a callback, shown on the next run
 PRACTICE_PAGE = "pages/student_practice.py"
 
@@ -241,32 +242,52 @@ def show_sitting(view: dict) -> None:
                 shared.figure(q)
                 answer_widget(sid, q, saved, view.get("readings") or {}, view.get("versions") or {})
     watch_clock(sid)   # after the boxes: they have caught up with the server's answers in this run
-    answered = sum(1 for q in questions if not stepped.is_blank(saved.get(q["id"])))
     st.divider()
-    st.caption(f"{answered} of {len(questions)} questions answered. Your answers are saved as you go.")
+    st.session_state[_DRAWN] = sid   # this run's view is fresh: the part below need not ask again
+    hand_in(sid, [q["id"] for q in questions], view)
+
+
+@st.fragment
+def hand_in(sid: str, item_ids: list[str], drawn: dict) -> None:
+    """How many are answered, Submit exam and the question before handing in: asking and answering "Keep working"
+    redraw only this part, not the whole paper. ``drawn`` is the view the paper was drawn with; on this part's own
+    runs the server is asked again."""
+    view = drawn if st.session_state.pop(_DRAWN, None) == sid else runner.view(sid)
+    if view["stage"] != "sitting":   # time ran out meanwhile: the whole page shows what follows
+        st.rerun()
+    saved = view.get("answers") or {}
+    answered = sum(1 for item_id in item_ids if not stepped.is_blank(saved.get(item_id)))
+    st.caption(f"{answered} of {len(item_ids)} questions answered. Your answers are saved as you go.")
     if not st.session_state.get(CONFIRM):
-        if st.button("Submit exam", type="primary"):
-            st.session_state[CONFIRM] = True
-            st.rerun()
-        return
-    st.warning(f"Hand in your exam now? You have answered {answered} of {len(questions)} questions, "
-               f"and you cannot change your answers afterwards.")
-    unreadable = view.get("unreadable") or []
-    if unreadable:
-        st.warning(f"Could not be read: question{'s' if len(unreadable) > 1 else ''} " + ", ".join(str(n) for n in unreadable) + ". As they stand "
-                   "these answers will be marked wrong; choose Keep working to correct them first.")
-    cols = st.columns(2)
-    if cols[0].button("Yes, submit my exam", type="primary"):
+        slot = st.empty()
+        if not slot.button("Submit exam", type="primary", key="exam_submit"):
+            return
+        slot.empty()     # asked: the question takes its place at once, with no second run
+        st.session_state[CONFIRM] = True
+    area = st.empty()
+    with area.container():
+        st.warning(f"Hand in your exam now? You have answered {answered} of {len(item_ids)} questions, "
+                   f"and you cannot change your answers afterwards.")
+        unreadable = view.get("unreadable") or []
+        if unreadable:
+            st.warning(f"Could not be read: question{'s' if len(unreadable) > 1 else ''} "
+                       + ", ".join(str(n) for n in unreadable) + ". As they stand these answers will be marked "
+                       "wrong; choose Keep working to correct them first.")
+        cols = st.columns(2)
+        yes = cols[0].button("Yes, submit my exam", type="primary")
+        keep = cols[1].button("Keep working")
+    if yes:
         # What the server saved is marked: every box is saved as it changes, so the page sends no copy.
         try:
             runner.command(sid, "submit")
         except FlowError as exc:   # time ran out first: kept as late, and the next screen says so
             exam_answers.refused(sid, exc, FLASH)
         st.session_state.pop(CONFIRM, None)
-        st.rerun()
-    if cols[1].button("Keep working"):
+        st.rerun()   # the whole page: the results
+    if keep:
         st.session_state.pop(CONFIRM, None)
-        st.rerun()
+        area.empty()
+        st.button("Submit exam", type="primary", key="exam_submit")
 
 
 def show_results(view: dict) -> None:

@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.school import progress, sittings
 from core.analytics import reports
+from core.store.analytics_version import analytics_version
 from ui import shared
 
 who = shared.require("student")
@@ -13,8 +14,17 @@ wb = shared.workbench()
 student = who["user"]
 PRACTICE_PAGE = "pages/student_practice.py"
 
+
+@st.cache_data(max_entries=500, show_spinner=False)
+def figures(student: str, version: str) -> tuple[list[dict], object]:
+    """The student's mastery rows and mastery history, read again only when ``version`` (the store's
+    fingerprint: any new answer, mastery score or session changes it) does."""
+    return (progress.student_mastery(wb.store, wb.library, student),
+            reports.student_report(wb.store, wb.library, student)["mastery_history"])
+
+
 st.title("My progress")
-rows = progress.student_mastery(wb.store, wb.library, student)
+rows, history = figures(student, f"{analytics_version(wb.store)}|{id(wb.library)}")
 if not rows:
     st.info("Nothing to show yet: answer a few questions on the Practice page and your skills will appear here.")
     if st.button("Go to Practice", type="primary"):
@@ -52,11 +62,12 @@ else:
                  labels={"percent": "Mastery (%)", "name": "", "band": ""}, range_x=[0, 100])
     fig.update_layout(height=max(240, 36 * len(rows) + 80), margin={"l": 10, "r": 10, "t": 10, "b": 10})
     st.plotly_chart(fig, width="stretch")
-    history = reports.student_report(wb.store, wb.library, student)["mastery_history"]
     if not history.empty:
         st.subheader("Mastery over time")
-        skills = st.multiselect("Skills", sorted(history["skill_name"].unique()), key="pr_skills",
-                                default=[r["name"] for r in weakest][:3] or sorted(history["skill_name"].unique())[:3])
+        names = sorted(history["skill_name"].unique())
+        # The weakest skills with a history to draw (a skill's name may differ there, or it may have none).
+        skills = st.multiselect("Skills", names, key="pr_skills",
+                                default=[r["name"] for r in weakest if r["name"] in names][:3] or names[:3])
         shown = history[history["skill_name"].isin(skills)]
         fig = px.line(shown, x="created_at", y="mastery", color="skill_name", markers=True, range_y=[0, 1],
                       labels={"created_at": "", "mastery": "Mastery", "skill_name": ""})
@@ -67,7 +78,7 @@ else:
                   for r in rows], hide_index=True)
 
 st.subheader("Recent sessions")
-recent = sittings.recent_sessions(wb.store, student)
+recent = sittings.recent_sessions(wb.store, student)   # not cached: results are released at a set time
 if recent:
     st.dataframe(recent, hide_index=True)
 else:

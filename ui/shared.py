@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import atexit
 import base64
+import gc
 import logging
 import os
 import re
+import sys
+import threading
 import urllib.parse
 from typing import Any, Optional
 
@@ -20,7 +23,7 @@ from core.school.auth import Client, teacher_passcode
 from core.flows.base import Runner
 from core.flows.registry import make_runner
 from core.llm import LLMClient, LLMSettings, LLMStatus, llm_status, settings_fingerprint
-from core.marking import right_options
+from core.marking import right_options, warm_up
 from core.store import Store, StoreError, default_db_path, repo
 from core.store.db import problem_kind, public_message, storage_error
 from core.workbench import Workbench, open_workbench
@@ -32,6 +35,8 @@ def _open(db_path: str | None) -> Workbench:
     interval = float(os.environ.get("WORKBENCH_SNAPSHOT_INTERVAL", "300"))
     wb = open_workbench(db_path, snapshot_interval_s=interval or None)
     atexit.register(_close_at_exit, wb.store)
+    # Marking's slow first use, done now in the background rather than during a student's first answer.
+    threading.Thread(target=warm_up, name="warm up marking", daemon=True).start()
     return wb
 
 
@@ -56,6 +61,31 @@ def _runner(db_path: str | None, fingerprint: str = "off", settings_json: str | 
     if settings_json is not None:
         helper = Assistant(_client(fingerprint, settings_json, db_path), wb.library, wb.store)
     return make_runner(wb.store, wb.library, llm=helper)
+
+
+_frozen_at = 0   # how many modules were loaded when long-lived objects were last set aside
+
+
+def keep_long_lived() -> None:
+    """Set the objects that live as long as the server out of the garbage collector's way (``gc.freeze``).
+
+    Streamlit runs a full garbage collection after every script run; it walks
+    every object the process holds, and with pandas, plotly, the LLM client and
+    the blueprint library loaded that took a quarter of a second per click. What
+    exists after a page's first run (modules, the library, cached resources) stays
+    for the server's life, so it is frozen once more whenever new modules were
+    loaded since the last time (a page opened for the first time); a click then
+    collects only what it made itself.
+    """
+    global _frozen_at
+    loaded = len(sys.modules)
+    if loaded != _frozen_at:
+        if not _frozen_at:
+            # At exit they are collected again as usual (the database's objects are freed, not reported leaked).
+            atexit.register(gc.unfreeze)
+        _frozen_at = loaded
+        gc.collect()     # what is garbage now is not frozen
+        gc.freeze()
 
 
 def workbench() -> Workbench:

@@ -27,7 +27,7 @@ from core.flows.marks import (SQA_GRADES, checked_marks, counted_marks, grade_fo
 from core.items.generator import Item
 from core.items.sources import NoQuestions
 from core.marking import INTERNAL_ERROR, MarkingSpecError, item_key_problem
-from core.store import school
+from core.store import repo, school
 
 GRACE_SECONDS = 5.0   # answers in flight when the clock runs out still count
 UNMARKED = "This question could not be marked, so it does not count towards your total; your teacher can see why."
@@ -300,11 +300,13 @@ class ExamFlow(Flow):
         comma = self.decimal_comma(state)
         awarded = total = 0.0
         section_results = []
+        stored = repo.load_items(self.ctx.store, [q["id"] for s in state["package"]["sections"]
+                                                 for q in s["questions"]])   # one query for the paper
         for section in state["package"]["sections"]:
             s_awarded = s_total = 0.0
             for q in section["questions"]:
                 answer = state["saved"].get(q["id"], "")
-                item, diag, problem = self._marked(q["id"], answer, comma)
+                item, diag, problem = self._marked(q["id"], answer, comma, stored.get(q["id"]))
                 if problem is not None:
                     # Left out of the total (out of 0 marks): a question that cannot be marked costs the student
                     # nothing, and the rest of the exam is marked as usual.
@@ -359,10 +361,12 @@ class ExamFlow(Flow):
         step.status = "completed"
         return step
 
-    def _marked(self, item_id: str, answer: Any, comma: bool = False) -> tuple[Optional[Item], Any, Optional[str]]:
-        """(item, diagnosis, None), or (item or None, None, why the question cannot be marked)."""
+    def _marked(self, item_id: str, answer: Any, comma: bool = False,
+                item: Optional[Item] = None) -> tuple[Optional[Item], Any, Optional[str]]:
+        """(item, diagnosis, None), or (item or None, None, why the question cannot be marked); ``item`` when
+        already loaded."""
         try:
-            item = self.item(item_id)
+            item = item or self.item(item_id)
         except FlowError as exc:
             return None, None, str(exc)
         try:

@@ -127,3 +127,12 @@ def evaluate(expression: str, values: Optional[dict[str, float]] = None) -> floa
     if abs(value.imag) > 1e-9 * max(1.0, abs(value.real)):
         raise MarkingSpecError(f"'{expression}' is not a real number here")
     return float(value.real)
+
+
+def warm_up() -> None:
+    """Load what marking loads on first use (the units registry, about a second; sympy, about half a
+    second), so the first student to answer a question with units or algebra does not wait for it."""
+    from core.marking.algebra import _sympy
+    from core.marking.units import registry
+    registry()
+    _sympy()
