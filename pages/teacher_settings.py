@@ -9,7 +9,7 @@ from core.llm.reach import advice, notice, reachability
 from core.llm.settings import saved_key
 from core.store import StoreError
 from core.store.llm_runs import list_runs
-from ui import shared
+from ui import flash, shared
 
 who = shared.require("teacher")
 shared.teacher_banner()
@@ -21,8 +21,9 @@ st.subheader("LLM")
 st.caption("An LLM adds features (LLM items and the question pipeline on Generate; in practice, questions for "
            "outcomes nothing else covers, a judge for short written answers, richer remediation and a tutor). "
            "Everything else works without one. Exams and evaluations never use it.")
-# Asked afresh when "Check the connection" was pressed, else remembered for a short while.
-said = notice(status, fresh=bool(st.session_state.get("llm_check")))
+# Asked afresh when "Check the connection" was pressed or settings were just saved, else remembered for a while.
+said = notice(status, fresh=bool(st.session_state.get("llm_check")) or "llm_saved" in st.session_state)
+flash.show("llm_saved")
 getattr(st, said.kind)(said.text)
 
 locked = status.origin == "environment"
@@ -63,7 +64,7 @@ if saved:
     except LLMConfigError as exc:
         shared.error(exc)
     else:
-        st.success("Saved. LLM features are on.")
+        flash.later("llm_saved", "Saved. The server is asked at once whether it answers:")
         st.rerun()
 
 cols = st.columns(2)
