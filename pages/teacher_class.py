@@ -4,6 +4,7 @@ import streamlit as st
 
 from core.school import classes, pins
 from core.school.classes import ClassError
+from core.school.roster_csv import decode_roster
 from core.demo.classroom import DEMO_CODE, reset_demo
 from core.store import school
 from ui import flash, shared
@@ -108,28 +109,29 @@ with right:
             st.error(f"{names[gone]} is no longer on the list; reload the page.")
 
 st.markdown("**Import names from a CSV file**")
-st.caption("A column headed `name` (or a single column of names), one student per row. "
+st.caption("As your school's records or spreadsheet export it: a `Name` column, or first and last names "
+           "(`Forename`/`Surname`, `First name`/`Last name`), or a single column of names. "
            "Names already on the list are skipped.")
 upload = st.file_uploader("CSV file", type=["csv", "txt"], key="cls_csv")
 if st.button("Import", key="cls_import_go", disabled=upload is None):
+    text, note = decode_roster(upload.getvalue())
     try:
-        text = upload.getvalue().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        st.error("The file is not UTF-8 text; save it as 'CSV UTF-8' from your spreadsheet and upload it again.")
+        result = classes.import_roster_csv(store, code, text)
+    except ClassError as exc:
+        shared.error(exc)
     else:
-        try:
-            result = classes.import_roster_csv(store, code, text)
-        except ClassError as exc:
-            shared.error(exc)
-        else:
-            st.session_state["cls_import"] = {"added": result.added, "already": result.already_there,
-                                              "already_names": result.already_names, "errors": result.errors,
-                                              "pins": keep_pins(code, pins.issue_missing(store, code))}
-            st.rerun()
+        st.session_state["cls_import"] = {"added": result.added, "already": result.already_there,
+                                          "already_names": result.already_names, "errors": result.errors,
+                                          "read_from": result.read_from, "note": note,
+                                          "pins": keep_pins(code, pins.issue_missing(store, code))}
+        st.rerun()
 report = st.session_state.pop("cls_import", None)
 if report:
     st.success(f"Added {report['added']} student(s)"
                + (f"; {report['already']} already on the list." if report["already"] else ".") + report["pins"])
+    st.caption(f"Names read from {report['read_from']}.")
+    if report["note"]:
+        st.warning(report["note"])
     if report["already_names"]:
         st.info("Already on the list, so not added again: " + ", ".join(report["already_names"])
                 + ". If one of them is a different student, add them with a name that tells them apart.")

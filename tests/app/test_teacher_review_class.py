@@ -237,6 +237,20 @@ def test_roster_add_import_with_a_bad_row_and_remove(env):
     assert "River Song removed from T-CLASS." in texts(at)
 
 
+def test_a_school_export_with_forename_and_surname_in_windows_text_is_imported(env):
+    at = open_page("pages/teacher_class.py")
+    csv = "Pupil ID;Forename;Surname;Reg\r\n101;Zoë;Müller;4A\r\n102;Seán;Ó Briain;4A\r\n".encode("cp1252")
+    at.file_uploader(key="cls_csv").upload("export.csv", csv, "text/csv")
+    at.run()
+    at.button(key="cls_import_go").click().run()
+    assert not at.exception
+    assert {"Zoë Müller", "Seán Ó Briain"} <= set(roster_names(env))
+    assert "Forename" not in roster_names(env) and "Pupil ID" not in roster_names(env)
+    text = texts(at)
+    assert "Added 2 student(s)" in text and "Names read from the columns 'Forename' + 'Surname'." in text
+    assert any("was not UTF-8" in w.value for w in at.warning)
+
+
 def test_class_settings_are_saved(env):
     from core.store import school
     at = open_page("pages/teacher_class.py")
