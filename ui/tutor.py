@@ -5,6 +5,7 @@ from typing import Callable
 
 import streamlit as st
 
+from core.llm import reach
 from ui import shared
 
 
@@ -45,6 +46,11 @@ def ask(sid: str, view: dict, run: Callable[..., bool]) -> None:
         status = shared.llm()
         if not status.on:
             st.caption(f"The tutor needs an LLM; ask your teacher to set one up. ({status.message()})")
+            return
+        known = reach.peek(status.settings)     # never waits: a student is waiting on this page
+        if known is not None and not known.answers:
+            st.caption("The tutor cannot be reached just now; ask your teacher to check the LLM on the Settings "
+                       "page. Your practice goes on without it.")
             return
         for turn in view.get("tutor") or []:
             with st.chat_message("user"):

@@ -26,6 +26,7 @@ WHERE = {"environment": "in WORKBENCH_LLM_* (or the [llm] table of .streamlit/se
 
 _lock = threading.Lock()
 _known: dict[str, "Reachability"] = {}
+_asking: set[str] = set()          # settings whose server is being asked in the background
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,6 +82,28 @@ def reachability(settings: LLMSettings, fresh: bool = False, timeout_s: float = 
     with _lock:
         _known[key] = found
     return found
+
+
+def peek(settings: LLMSettings) -> Optional[Reachability]:
+    """The last answer remembered, without waiting: when there is none or it is old, the server is asked in the
+    background and the next look finds the new answer. For pages a student is waiting on."""
+    key = settings_fingerprint(settings)
+    with _lock:
+        known = _known.get(key)
+        asking = key in _asking
+        if not asking and (known is None or not known.fresh(time.monotonic())):
+            _asking.add(key)
+            threading.Thread(target=_ask_in_background, args=(settings, key), name="llm reachability",
+                             daemon=True).start()
+    return known
+
+
+def _ask_in_background(settings: LLMSettings, key: str) -> None:
+    try:
+        reachability(settings, fresh=True)
+    finally:
+        with _lock:
+            _asking.discard(key)
 
 
 def forget() -> None:

@@ -64,3 +64,16 @@ def test_a_server_that_does_not_answer_in_time_is_a_warning(fake):
 def test_llm_features_off_is_plain_information():
     said = notice(LLMStatus(None, "off"))
     assert said.kind == "info" and said.text.startswith("LLM features are off")
+
+
+def test_a_peek_never_waits_and_finds_the_answer_asked_in_the_background(fake):
+    import time
+
+    from core.llm.reach import peek
+    dead, alive = settings(dead_url()), settings(fake.base_url)
+    assert peek(dead) is None and peek(alive) is None          # nothing known yet: asked in the background
+    end = time.monotonic() + 10
+    while (peek(dead) is None or peek(alive) is None) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not peek(dead).answers and "could not be reached" in peek(dead).problem
+    assert peek(alive).answers and fake.model_lists == 1        # asked once, then remembered
