@@ -15,36 +15,55 @@ ANY = "(any)"
 STATUSES = {"Drafts": "draft", "Approved": "approved", "Rejected": "rejected", "Withdrawn": "withdrawn", "All": None}
 SOURCES = [ANY, "formula", "local", "past", "us", "variant", "llm", "pipeline", "import"]
 VERDICTS = ["all", "has verification report", "none"]
-PAGE_SIZE = 20
+PAGE_SIZE = 10
 
 st.title("Review")
 st.caption("Every generated item waits here as a draft until you approve it. Rejected items keep your reason.")
 flash.show("review_flash")
-withdrawn = review.count(store, "withdrawn")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def read_queue(_store, where: str, version: str, status: str | None, skill: str | None, outcome: str | None,
+               source: str | None) -> list[dict]:
+    """The queue for these filters, kept until the data change (``version``); ``where`` names the database."""
+    return review.queue(_store, status=status, blueprint_id=skill, outcome_id=outcome, source=source, limit=500)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def read_withdrawn(_store, where: str, version: str) -> int:
+    return review.count(_store, "withdrawn")
+
+
+version = review.queue_version(store)   # one small query: the cached reads below stand until it changes
+withdrawn = read_withdrawn(store, store.label, version)
 if withdrawn:
     st.warning(f"{withdrawn} approved item(s) were withdrawn because the marker cannot use their answer key; "
                f"students no longer get them. Choose Status: Withdrawn to correct their keys or reject them.")
 
 
 def done(message: str) -> None:
+    """The queue changed: say what was done and draw the whole page again (also from inside a card)."""
     flash.later("review_flash", message)
-    st.rerun()
+    st.rerun(scope="app")
+
+
+def first_page() -> None:
+    st.session_state["rv_page"] = 1
 
 
 # ---------------------------------------------------------------- filters
 outcomes = sorted({o.id: f"{o.id} · {o.label}" for s in library.specs.values() for o in s.model.outcomes}.items())
 outcome_labels = dict(outcomes)
 cols = st.columns(5)
-status_label = cols[0].selectbox("Status", list(STATUSES), key="rv_status")
-skill = cols[1].selectbox("Skill", [ANY, *sorted(library.generators)], key="rv_skill")
-outcome = cols[2].selectbox("Outcome", [ANY, *outcome_labels], key="rv_outcome",
+status_label = cols[0].selectbox("Status", list(STATUSES), key="rv_status", on_change=first_page)
+skill = cols[1].selectbox("Skill", [ANY, *sorted(library.generators)], key="rv_skill", on_change=first_page)
+outcome = cols[2].selectbox("Outcome", [ANY, *outcome_labels], key="rv_outcome", on_change=first_page,
                             format_func=lambda o: outcome_labels.get(o, o))
-source = cols[3].selectbox("Source", SOURCES, key="rv_source")
-verdict = cols[4].selectbox("Verification", VERDICTS, key="rv_verdict")
+source = cols[3].selectbox("Source", SOURCES, key="rv_source", on_change=first_page)
+verdict = cols[4].selectbox("Verification", VERDICTS, key="rv_verdict", on_change=first_page)
 
-items = review.queue(store, status=STATUSES[status_label], blueprint_id=None if skill == ANY else skill,
-                     outcome_id=None if outcome == ANY else outcome, source=None if source == ANY else source,
-                     limit=500)
+items = read_queue(store, store.label, version, STATUSES[status_label], None if skill == ANY else skill,
+                   None if outcome == ANY else outcome, None if source == ANY else source)
 if verdict != "all":
     items = [it for it in items if bool(it.get("verification")) == (verdict == "has verification report")]
 item_exchange.show(store, library, items, "review_flash")
@@ -58,11 +77,12 @@ if not items:
     st.stop()
 
 st.caption(f"{len(items)} item(s){' (the newest 500)' if len(items) == 500 else ''}.")
-with st.expander("The list as a table"):
-    st.dataframe(pd.DataFrame([{"id": it["id"], "skill": it["blueprint_id"], "level": it["difficulty_level"],
-                                "source": it["source"], "status": it["status"], "marks": it["marks"],
-                                "question": it["stem"], "created": it["created_at"]} for it in items]),
-                 width="stretch", hide_index=True)
+table = st.expander("The list as a table", key="rv_table", on_change="rerun")
+if table.open:   # drawn only while open
+    table.dataframe(pd.DataFrame([{"id": it["id"], "skill": it["blueprint_id"], "level": it["difficulty_level"],
+                                   "source": it["source"], "status": it["status"], "marks": it["marks"],
+                                   "question": it["stem"], "created": it["created_at"]} for it in items]),
+                    width="stretch", hide_index=True)
 
 # ---------------------------------------------------------------- bulk actions
 by_id = {it["id"]: it for it in items}
@@ -85,10 +105,57 @@ if bulk_approve or bulk_reject:
     except ReviewError as exc:
         shared.error(exc)
 
+
 # ---------------------------------------------------------------- one card per item
-pages = (len(items) + PAGE_SIZE - 1) // PAGE_SIZE
-page = st.number_input(f"Page (of {pages})", 1, pages, 1, key="rv_page") if pages > 1 else 1
-for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
+def history_table(rows: list[dict]) -> None:
+    if rows:
+        st.dataframe(pd.DataFrame([{**r, "changes": "" if not r["changes"] else
+                                    "; ".join(f"{k}: {v['from']!r} → {v['to']!r}" for k, v in r["changes"].items())}
+                                   for r in rows]), width="stretch", hide_index=True)
+    else:
+        st.caption("No review actions yet: the item is as it was generated.")
+
+
+def editor(item: dict) -> None:
+    """Edit then approve: the item's text, options, key and explanation, in one form."""
+    iid = item["id"]
+    differs = st.session_state.get(f"rv_keydiff_{iid}")   # why the last save was refused, if the key differs
+    with st.form(f"rv_edit_{iid}"):
+        stem = st.text_area("Question", item["stem"], key=f"rv_stem_{iid}")
+        options = [st.text_input(f"Option {chr(65 + k)}", o, key=f"rv_opt_{iid}_{k}")
+                   for k, o in enumerate(item.get("options") or [])]
+        several = item.get("item_type") == "multiple_response" or \
+            (item.get("evaluation") or {}).get("method") == "multiple_response"
+        hint = (" (the letters of the right options, such as A, C)" if options and several
+                else " (must be one of the options)" if options else "")
+        key = st.text_input("Answer key" + hint, item["answer_key"], key=f"rv_key_{iid}")
+        explanation = st.text_area("Explanation", item.get("explanation") or "", key=f"rv_expl_{iid}")
+        keep, keep_reason = False, None
+        if differs:
+            st.warning(differs)
+            keep = st.checkbox("Keep my key", key=f"rv_keep_{iid}")
+            keep_reason = st.text_input("Why this key (kept in the item's history)", key=f"rv_keep_why_{iid}")
+        save = st.form_submit_button("Save and approve", type="primary", key=f"rv_save_{iid}")
+    if save:
+        try:
+            review.edit_and_approve(store, iid, stem, key, explanation, options or None,
+                                    confirm_key_change=keep, reason=keep_reason, library=library)
+            st.session_state.pop(f"rv_keydiff_{iid}", None)
+            done(f"Edited and approved {iid}.")
+        except KeyDiffersError as exc:
+            st.session_state[f"rv_keydiff_{iid}"] = str(exc)
+            st.rerun(scope="app")   # a fragment rerun is refused when the card was drawn by a whole-page run
+        except ReviewError as exc:
+            shared.error(exc)
+
+
+@st.fragment
+def card(item: dict, rows: list[dict] | None) -> None:
+    """One item: what it is, approve, reject, edit then approve, and its history.
+
+    A card is a fragment: opening its editor or history, or an action that is refused, redraws only the card;
+    an action that changes the queue redraws the page. The editor and the history are drawn only while open.
+    """
     iid = item["id"]
     with st.container(border=True):
         st.caption(f"`{iid}` · {item['blueprint_id'] or 'bank question'} · {item['difficulty_level'] or ''} · "
@@ -127,41 +194,32 @@ for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
             except ReviewError as exc:
                 shared.error(exc)
 
-        differs = st.session_state.get(f"rv_keydiff_{iid}")   # why the last save was refused, if the key differs
-        with st.expander("Edit then approve", expanded=bool(differs)):
-            with st.form(f"rv_edit_{iid}"):
-                stem = st.text_area("Question", item["stem"], key=f"rv_stem_{iid}")
-                options = [st.text_input(f"Option {chr(65 + k)}", o, key=f"rv_opt_{iid}_{k}")
-                           for k, o in enumerate(item.get("options") or [])]
-                several = item.get("item_type") == "multiple_response" or \
-                    (item.get("evaluation") or {}).get("method") == "multiple_response"
-                hint = (" (the letters of the right options, such as A, C)" if options and several
-                        else " (must be one of the options)" if options else "")
-                key = st.text_input("Answer key" + hint, item["answer_key"], key=f"rv_key_{iid}")
-                explanation = st.text_area("Explanation", item.get("explanation") or "", key=f"rv_expl_{iid}")
-                keep, keep_reason = False, None
-                if differs:
-                    st.warning(differs)
-                    keep = st.checkbox("Keep my key", key=f"rv_keep_{iid}")
-                    keep_reason = st.text_input("Why this key (kept in the item's history)", key=f"rv_keep_why_{iid}")
-                save = st.form_submit_button("Save and approve", type="primary", key=f"rv_save_{iid}")
-            if save:
-                try:
-                    review.edit_and_approve(store, iid, stem, key, explanation, options or None,
-                                            confirm_key_change=keep, reason=keep_reason, library=library)
-                    st.session_state.pop(f"rv_keydiff_{iid}", None)
-                    done(f"Edited and approved {iid}.")
-                except KeyDiffersError as exc:
-                    st.session_state[f"rv_keydiff_{iid}"] = str(exc)
-                    st.rerun()
-                except ReviewError as exc:
-                    shared.error(exc)
+        edit = st.expander("Edit then approve", key=f"rv_editor_{iid}", on_change="rerun")
+        if edit.open:
+            with edit:
+                editor(item)
+        past = st.expander("History", key=f"rv_history_{iid}", on_change="rerun")
+        if past.open:
+            with past:
+                history_table(rows if rows is not None else review.history(store, iid))
 
-        with st.expander("History"):
-            rows = review.history(store, iid)
-            if rows:
-                st.dataframe(pd.DataFrame([{**r, "changes": "" if not r["changes"] else
-                                            "; ".join(f"{k}: {v['from']!r} → {v['to']!r}" for k, v in r["changes"].items())}
-                                           for r in rows]), width="stretch", hide_index=True)
-            else:
-                st.caption("No review actions yet: the item is as it was generated.")
+
+pages = (len(items) + PAGE_SIZE - 1) // PAGE_SIZE
+page = min(max(int(st.session_state.get("rv_page", 1)), 1), pages)
+st.session_state["rv_page"] = page
+
+
+def turn(by: int) -> None:
+    st.session_state["rv_page"] = page + by
+
+
+if pages > 1:
+    back, where, on = st.columns([1, 3, 1], vertical_alignment="center")
+    back.button("← Previous", key="rv_page_back", on_click=turn, args=(-1,), disabled=page == 1)
+    where.caption(f"Page {page} of {pages}: items {(page - 1) * PAGE_SIZE + 1}–{min(page * PAGE_SIZE, len(items))}.")
+    on.button("Next →", key="rv_page_next", on_click=turn, args=(1,), disabled=page == pages)
+shown = items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
+opened = [it["id"] for it in shown if st.session_state.get(f"rv_history_{it['id']}")]
+read = review.histories(store, opened)   # the open histories, in one query
+for item in shown:
+    card(item, read.get(item["id"]))

@@ -90,13 +90,21 @@ def origin_text(origin: dict) -> str:
 
 
 def placement(store: Any, library: Any, item: dict, flash_key: str) -> None:
-    """For a question without a course (most imported ones): choose its course and outcome, so it can be used."""
+    """For a question without a course (most imported ones): choose its course and outcome, so it can be used.
+
+    The choice is drawn only while its expander is open (open at first when no student could get the question
+    without it), so a page of cards costs one closed expander each.
+    """
+    needed = review.unplaced(item) is not None
+    box = st.expander("Course and outcome" + (" (needed before students get it)" if needed else ""),
+                      expanded=needed, key=f"rv_place_open_{item['id']}", on_change="rerun")
+    if not box.open:
+        return
     courses = [(spec.model.subject, spec.model.level, o.id, o.label)
                for spec in library.specs.values() for o in spec.model.outcomes]
     current = next((i for i, c in enumerate(courses) if (c[0], c[1]) == (item.get("subject"), item.get("level"))
                     and c[2] in (item.get("outcome_ids") or [])), None)
-    with st.expander("Course and outcome" + ("" if item.get("outcome_ids") else " (needed before students get it)"),
-                     expanded=not item.get("outcome_ids")):
+    with box:
         with st.form(f"rv_place_{item['id']}"):
             chosen = st.selectbox("The outcome it assesses", range(len(courses)), index=current,
                                   format_func=lambda i: f"{courses[i][0]} {courses[i][1]} · {courses[i][2]} · "
@@ -113,4 +121,4 @@ def placement(store: Any, library: Any, item: dict, flash_key: str) -> None:
                     st.error(str(exc))
                     return
                 flash.later(flash_key, f"{item['id']} is now in {subject} {level}, {outcome}.")
-                st.rerun()
+                st.rerun(scope="app")

@@ -271,9 +271,19 @@ def history(store: Store, item_id: str) -> list[dict]:
     return reviews.item_history(store, item_id)
 
 
+def histories(store: Store, item_ids: list[str]) -> dict[str, list[dict]]:
+    """The histories of several items, read at once: {item id: what ``history`` gives for it}."""
+    return reviews.item_histories(store, list(item_ids))
+
+
 def count(store: Store, status: str) -> int:
     """How many items have this status."""
     return repo.count_items(store, status)
+
+
+def queue_version(store: Store) -> str:
+    """Changes whenever what ``queue`` or ``count`` give may have changed, so a page can keep them until then."""
+    return reviews.queue_version(store)
 
 
 def queue(store: Store, status: Optional[str] = "draft", blueprint_id: Optional[str] = None,

@@ -85,3 +85,30 @@ def review_queue(store: Store, status: Optional[str] = "draft", blueprint_id: Op
         params.append(outcome_id)
     sql = "SELECT * FROM items WHERE " + " AND ".join(where) + " ORDER BY created_at DESC, id LIMIT ?"
     return [_decode(r) for r in _rows(store.cursor().execute(sql, params + [limit]))]
+
+
+def item_histories(store: Store, item_ids: list[str]) -> dict[str, list[dict]]:
+    """The review histories of several items in one query: {item id: its rows in order} (every id given is a key)."""
+    found: dict[str, list[dict]] = {item_id: [] for item_id in item_ids}
+    if not found:
+        return found
+    marks = ", ".join("?" for _ in found)
+    rows = _rows(store.cursor().execute(
+        f"SELECT item_id, seq, action, actor, note, changes, created_at FROM item_history WHERE item_id IN ({marks}) "
+        f"ORDER BY item_id, seq", list(found)))
+    for row in rows:
+        item_id = row.pop("item_id")
+        row["changes"] = json.loads(row["changes"]) if row["changes"] else None
+        found[item_id].append(row)
+    return found
+
+
+QUEUE_VERSION_SQL = """
+SELECT (SELECT count(*) FROM items), (SELECT max(created_at) FROM items), (SELECT count(verification) FROM items),
+       (SELECT count(*) FROM item_history), (SELECT max(created_at) FROM item_history)"""
+
+
+def queue_version(store: Store) -> str:
+    """A short text that changes whenever the review queue may have changed: an item added or removed, a
+    verification report attached, or a review action (every status, content or course change records one)."""
+    return "|".join("" if v is None else str(v) for v in store.query(QUEUE_VERSION_SQL)[0])

@@ -269,12 +269,13 @@ def test_a_conflicting_save_describes_the_ticked_options():
 
 
 def test_review_ticks_every_right_option_and_takes_the_key_as_letters(db):
-    from tests.app.test_teacher_review_class import open_page
+    from tests.app.test_teacher_review_class import open_editor, open_page
     at = open_page("pages/teacher_review.py", TEACHER)
     shown = texts(at, ("markdown",))
     assert "**B.** 3 ✅" in shown and "**D.** 5 ✅" in shown
     assert "**A.** 2 ✅" not in shown and "**C.** 4 ✅" not in shown
     iid = "imp_odd_review"
+    open_editor(at, iid)
     assert at.text_input(key=f"rv_key_{iid}").label.endswith("(the letters of the right options, such as A, C)")
 
     at.text_input(key=f"rv_key_{iid}").input("3, 5")        # option texts, not letters

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from tests.app.test_teacher_review_class import (ROOT, clear_caches, env, history, make_db, open_page,  # noqa: F401
-                                                 status, store_of, texts)
+from tests.app.test_teacher_review_class import (ROOT, clear_caches, env, history, make_db, open_editor,  # noqa: F401
+                                                 open_page, status, store_of, texts)
 
 LINEAR = "SQA.MATH.N5.LINEAR_EQUATIONS"
 PARAMS = {"a": 5, "b": -8, "c": 2, "d": -14, "bracket": 0}   # 5x - 8 = 2x - 14, so x = -2
@@ -21,6 +21,7 @@ def test_a_key_that_differs_from_the_blueprint_needs_keep_my_key_and_a_reason(en
     repo.insert_items(store_of(env), [item], status="draft")
     iid = item.id
     at = open_page("pages/teacher_review.py")
+    open_editor(at, iid)
     at.text_input(key=f"rv_key_{iid}").input("999")
     at.button(key=f"rv_save_{iid}").click().run()
     assert not at.exception
@@ -53,6 +54,7 @@ def test_a_corrected_key_is_approved_without_asking(env):
     item = _generate("page-2")
     repo.insert_items(store_of(env), [item], status="draft")
     at = open_page("pages/teacher_review.py")
+    open_editor(at, item.id)
     at.text_input(key=f"rv_key_{item.id}").input("x = -2")
     at.button(key=f"rv_save_{item.id}").click().run()
     assert not at.exception and not any("keep my key" in w.value for w in at.warning)

@@ -74,6 +74,21 @@ def open_page(page: str, user: dict = TEACHER) -> AppTest:
     return at
 
 
+def review_page(skill: str = MC_SKILL) -> AppTest:
+    """The Review page showing one skill's drafts (a few, so all are on its first page of cards)."""
+    at = open_page("pages/teacher_review.py")
+    at.selectbox(key="rv_skill").select(skill).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def open_editor(at: AppTest, item_id: str) -> None:
+    """Open the card's "Edit then approve" (its form is drawn only while open)."""
+    at.session_state[f"rv_editor_{item_id}"] = True
+    at.run()
+    assert not at.exception, at.exception
+
+
 def texts(at: AppTest) -> str:
     parts = []
     for kind in ("markdown", "caption", "error", "warning", "info", "success", "title", "header", "subheader"):
@@ -107,7 +122,7 @@ def test_each_teacher_page_renders(env, page, title):
 
 
 def test_review_lists_drafts_with_key_params_and_history(env):
-    at = open_page("pages/teacher_review.py")
+    at = review_page(MC_SKILL)
     item = env["ids"][MC_SKILL][0]
     text = texts(at)
     assert item in text and "Answer:" in text and "Generation parameters" in text
@@ -122,7 +137,7 @@ def test_review_lists_drafts_with_key_params_and_history(env):
 
 def test_approve_one_item(env):
     item = env["ids"][MC_SKILL][0]
-    at = open_page("pages/teacher_review.py")
+    at = review_page(MC_SKILL)
     at.button(key=f"rv_approve_{item}").click().run()
     assert not at.exception
     assert status(env, item) == "approved"
@@ -132,7 +147,7 @@ def test_approve_one_item(env):
 
 def test_reject_needs_a_reason(env):
     item = env["ids"][MC_SKILL][1]
-    at = open_page("pages/teacher_review.py")
+    at = review_page(MC_SKILL)
     at.button(key=f"rv_reject_{item}").click().run()
     assert not at.exception
     assert any("Say why the item is rejected" in e.value for e in at.error)
@@ -148,7 +163,8 @@ def test_edit_then_approve_refuses_a_duplicate_option_and_keeps_an_edit(env):
     from core.store import repo
     item_id = env["ids"][MC_SKILL][2]
     before = repo.get_item(store_of(env), item_id)
-    at = open_page("pages/teacher_review.py")
+    at = review_page(MC_SKILL)
+    open_editor(at, item_id)
     at.text_input(key=f"rv_opt_{item_id}_1").input(before["options"][0])
     at.button(key=f"rv_save_{item_id}").click().run()
     assert not at.exception
@@ -180,6 +196,36 @@ def test_bulk_approve_and_bulk_reject_need_a_reason(env):
     at.text_input(key="rv_bulk_reason").input("Not for this class")
     at.button(key="rv_bulk_reject").click().run()
     assert status(env, c) == "rejected"
+
+
+def _cards(at: AppTest) -> list[str]:
+    return [b.key.removeprefix("rv_approve_") for b in at.button if (b.key or "").startswith("rv_approve_")]
+
+
+def test_cards_come_ten_to_a_page_and_draw_their_editor_and_history_when_opened(env):
+    every = {i for ids in env["ids"].values() for i in ids}
+    at = open_page("pages/teacher_review.py")
+    at.selectbox(key="rv_status").select("All").run()
+    at.selectbox(key="rv_source").select("formula").run()   # the module's 11 generated items, whatever their status
+    first = _cards(at)
+    assert len(first) == 10 and "Page 1 of 2: items 1–10." in texts(at)
+    assert not [t for t in at.text_input if (t.key or "").startswith("rv_key_")], "no editor until one is opened"
+    at.button(key="rv_page_next").click().run()
+    rest = _cards(at)
+    assert rest and not set(rest) & set(first) and set(first) | set(rest) >= every
+    assert at.button(key="rv_page_next").disabled and not at.button(key="rv_page_back").disabled
+
+    open_editor(at, rest[0])
+    assert [t.key for t in at.text_input if (t.key or "").startswith("rv_key_")] == [f"rv_key_{rest[0]}"]
+    for iid in rest:
+        at.session_state[f"rv_history_{iid}"] = True
+    at.run()
+    assert not at.exception
+    assert len(at.dataframe) == sum(1 for iid in rest if history(env, iid))
+    assert texts(at).count("No review actions yet") == sum(1 for iid in rest if not history(env, iid))
+
+    at.selectbox(key="rv_status").select("Drafts").run()   # a new filter starts again at the first page
+    assert not any(c.value.startswith("Page 2 of") for c in at.caption)
 
 
 def test_empty_queue_says_what_to_do(tmp_path, monkeypatch):
