@@ -8,8 +8,9 @@ from core.exams import gradebook
 from core.school import assignments, courses, sittings
 from core.flows.base import FlowError
 from ui import exam_answers, flash, shared
-from ui.answer import (SAVED_AS_TYPED, answer_box, answer_label, fill_ticks, read_as_line, show_reading, tick_boxes,
+from ui.answer import (SAVED_AS_TYPED, answer_box, answer_label, fill_ticks, read_as_text, show_reading, tick_boxes,
                        ticked)
+from ui.blocks import Paragraphs
 from ui import steps as stepped
 
 who = shared.require("student")
@@ -237,8 +238,16 @@ def show_sitting(view: dict) -> None:
         for q in section["questions"]:
             questions.append(q)
             with st.container(border=True):
-                st.markdown(f"**Question {question_label(q)}** · {q['marks']} mark{'s' if q['marks'] != 1 else ''}")
-                shared.stem(q["stem"], shared.media_of(q))
+                heading = f"**Question {question_label(q)}** · {q['marks']} mark{'s' if q['marks'] != 1 else ''}"
+                media = shared.media_of(q)
+                if media:
+                    st.markdown(heading)
+                    shared.stem(q["stem"], media)
+                else:   # one block: the page draws sooner
+                    text = Paragraphs()
+                    text.add(heading)
+                    text.stem(q["stem"])
+                    text.flush()
                 shared.figure(q)
                 answer_widget(sid, q, saved, view.get("readings") or {}, view.get("versions") or {})
     watch_clock(sid)   # after the boxes: they have caught up with the server's answers in this run
@@ -312,21 +321,28 @@ def show_results(view: dict) -> None:
     for q in per_question:
         mark = "✅" if q["correct"] else "❌"
         with st.expander(f"{mark} Question {question_label(q)}: {q['marks_awarded']:g} / {q['marks']:g}"):
+            text = Paragraphs()   # the paragraphs between other elements drawn as one block each
             if q["number"] in by_number:
-                shared.stem(by_number[q["number"]]["stem"])
-            st.markdown(f"**Your answer:** {plain(q['answer']) if str(q['answer'] or '').strip() else '(no answer)'}")
+                text.stem(by_number[q["number"]]["stem"])
+            text.add(f"**Your answer:** {plain(q['answer']) if str(q['answer'] or '').strip() else '(no answer)'}")
             if q.get("unreadable"):
+                text.flush()
                 st.caption("This answer could not be read, so it was marked as it stands.")
             else:
-                read_as_line({"valid": True, "read_as": q.get("read_as"), "latex": q.get("read_as_latex")})
-            stepped.show_steps(q.get("steps"))
-            shared.stem(f"**Correct answer:** {q['correct_answer']}")
+                text.add(read_as_text({"valid": True, "read_as": q.get("read_as"),
+                                       "latex": q.get("read_as_latex")}) or "")
+            if q.get("steps"):
+                text.flush()
+                stepped.show_steps(q.get("steps"))
+            text.stem(f"**Correct answer:** {q['correct_answer']}")
             if q.get("feedback"):
-                shared.stem(f"**Feedback:** {q['feedback']}")
+                text.stem(f"**Feedback:** {q['feedback']}")
             if gradebook.override_note(q):
+                text.flush()
                 st.info(gradebook.override_note(q), icon="✏️")
             if q.get("explanation"):
-                shared.stem(f"**Explanation:** {q['explanation']}")
+                text.stem(f"**Explanation:** {q['explanation']}")
+            text.flush()
 
     st.subheader("What to work on")
     blocks = view.get("remediation") or []
@@ -334,19 +350,23 @@ def show_results(view: dict) -> None:
         st.success("Every question was right: no gaps to work on. Try a harder course or another mock exam.")
     for block in blocks:
         with st.container(border=True):
-            st.markdown(f"**{block['label']}** ({block['outcome_id']})")
-            shared.stem(block["explanation"])
+            text = Paragraphs()   # the paragraphs between other elements drawn as one block each
+            text.add(f"**{block['label']}** ({block['outcome_id']})")
+            text.stem(block["explanation"])
             if block.get("questions"):
+                text.flush()
                 st.caption("Questions you missed: " + ", ".join(
                     block.get("question_labels") or [str(n) for n in block["questions"]]))
             pq = block.get("practice_question")
             if pq:
-                st.markdown("**Practice question:**")
-                shared.stem(pq["stem"])
+                text.add("**Practice question:**")
+                text.stem(pq["stem"])
                 if pq.get("choose_several"):
+                    text.flush()
                     st.caption("Choose all the right answers.")
                 for k, option in enumerate(pq.get("options") or []):
-                    shared.stem(f"**{chr(65 + k)}.** {option}")
+                    text.stem(f"**{chr(65 + k)}.** {option}")
+            text.flush()
             if st.button("Practise this outcome", key=f"practise_{block['outcome_id']}"):
                 st.session_state["practice_preset"] = sittings.practice_preset(exam["subject"], exam["level"],
                                                                                block["outcome_id"])

@@ -23,8 +23,33 @@ def figures(student: str, version: str) -> tuple[list[dict], object]:
             reports.student_report(wb.store, wb.library, student)["mastery_history"])
 
 
+@st.cache_resource(max_entries=200, show_spinner=False)
+def mastery_chart(student: str, version: str):
+    """The bar chart of mastery by skill, built once per ``version`` (plotly takes a good part of a second to build
+    a figure; it is only read afterwards, so every run can share it)."""
+    rows = figures(student, version)[0]
+    fig = px.bar(rows[::-1], x="percent", y="name", orientation="h", color="band",
+                 color_discrete_map={"Secure": "#2e7d32", "Developing": "#f9a825", "Needs work": "#c62828"},
+                 category_orders={"band": ["Secure", "Developing", "Needs work"]},
+                 labels={"percent": "Mastery (%)", "name": "", "band": ""}, range_x=[0, 100])
+    fig.update_layout(height=max(240, 36 * len(rows) + 80), margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    return fig
+
+
+@st.cache_resource(max_entries=200, show_spinner=False)
+def history_chart(student: str, version: str, skills: tuple[str, ...]):
+    """The mastery-over-time lines of the chosen skills, built once per ``version`` and choice."""
+    history = figures(student, version)[1]
+    shown = history[history["skill_name"].isin(skills)]
+    fig = px.line(shown, x="created_at", y="mastery", color="skill_name", markers=True, range_y=[0, 1],
+                  labels={"created_at": "", "mastery": "Mastery", "skill_name": ""})
+    fig.update_layout(height=320, margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    return fig
+
+
 st.title("My progress")
-rows, history = figures(student, f"{analytics_version(wb.store)}|{id(wb.library)}")
+version = f"{analytics_version(wb.store)}|{id(wb.library)}"
+rows, history = figures(student, version)
 if not rows:
     st.info("Nothing to show yet: answer a few questions on the Practice page and your skills will appear here.")
     if st.button("Go to Practice", type="primary"):
@@ -56,23 +81,14 @@ else:
             st.caption("Practise more skills to compare them.")
 
     st.subheader("Mastery by skill")
-    fig = px.bar(rows[::-1], x="percent", y="name", orientation="h", color="band",
-                 color_discrete_map={"Secure": "#2e7d32", "Developing": "#f9a825", "Needs work": "#c62828"},
-                 category_orders={"band": ["Secure", "Developing", "Needs work"]},
-                 labels={"percent": "Mastery (%)", "name": "", "band": ""}, range_x=[0, 100])
-    fig.update_layout(height=max(240, 36 * len(rows) + 80), margin={"l": 10, "r": 10, "t": 10, "b": 10})
-    st.plotly_chart(fig, width="stretch")
+    st.plotly_chart(mastery_chart(student, version), width="stretch")
     if not history.empty:
         st.subheader("Mastery over time")
         names = sorted(history["skill_name"].unique())
         # The weakest skills with a history to draw (a skill's name may differ there, or it may have none).
         skills = st.multiselect("Skills", names, key="pr_skills",
                                 default=[r["name"] for r in weakest if r["name"] in names][:3] or names[:3])
-        shown = history[history["skill_name"].isin(skills)]
-        fig = px.line(shown, x="created_at", y="mastery", color="skill_name", markers=True, range_y=[0, 1],
-                      labels={"created_at": "", "mastery": "Mastery", "skill_name": ""})
-        fig.update_layout(height=320, margin={"l": 10, "r": 10, "t": 10, "b": 10})
-        st.plotly_chart(fig, width="stretch", key="mastery_over_time")
+        st.plotly_chart(history_chart(student, version, tuple(skills)), width="stretch", key="mastery_over_time")
     st.dataframe([{"Skill": r["name"], "Course": f"{r['subject'] or ''} {r['level'] or ''}".strip(),
                    "Outcome": r["outcome_id"] or "", "Mastery": f"{r['percent']}%", "Level": r["band"]}
                   for r in rows], hide_index=True)

@@ -9,7 +9,9 @@ from core.exams.diagrams import fill_diagrams
 from core.school import classes
 from core.school.classes import ClassError
 from core.exams.papers import PaperError
+from core.marking import right_options
 from ui import assignment_admin, flash, shared
+from ui.blocks import Paragraphs
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -27,6 +29,34 @@ def to_utc(local: dt.datetime) -> dt.datetime:
 
 def to_local(utc: dt.datetime) -> dt.datetime:
     return utc.replace(tzinfo=dt.timezone.utc).astimezone().replace(tzinfo=None)
+
+
+def card(heading: str, q: dict, with_keys: bool) -> None:
+    """A question of the paper as ui.shared.item_card draws it, under its number, its paragraphs in one block
+    (some 40 questions of four or five paragraphs each drew slowly as one element per paragraph)."""
+    if q.get("media"):
+        st.markdown(heading)
+        shared.item_card(q, with_keys)
+        return
+    text = Paragraphs()
+    text.add(heading)
+    text.stem(q["stem"])
+    options = q.get("options") or []
+    several = q.get("item_type") == "multiple_response" or (q.get("evaluation") or {}).get("method") == \
+        "multiple_response"
+    if several and options:
+        text.flush()
+        st.caption("Choose all the right answers.")
+        right = set(right_options(q.get("answer_key") or q.get("correct_answer") or "", len(options)))
+    else:
+        right = {q.get("correct_index")}
+    for k, option in enumerate(options):
+        text.add(f"**{chr(65 + k)}.** {option}{' ✅' if with_keys and k in right else ''}")
+    if with_keys:
+        text.add(f"**Answer:** {q.get('answer_key') or q.get('correct_answer')}")
+    text.flush()
+    if with_keys and q.get("explanation"):
+        st.caption(q["explanation"])
 
 
 # ---------------------------------------------------------------- build
@@ -91,10 +121,11 @@ with_keys = st.toggle("Show answers and explanations", key="exam_keys")
 
 slug = re.sub(r"[^a-z0-9]+", "-", paper["title"].lower()).strip("-") + f"-{re.sub(r'[^A-Za-z0-9]+', '-', paper['seed'])}"
 d = st.columns(2)
-d[0].download_button("Question paper (HTML)", printing.paper_html(paper), f"{slug}-paper.html", "text/html",
-                     key="exam_dl_paper")
-d[1].download_button("Marking scheme (HTML)", printing.marking_scheme_html(paper), f"{slug}-marking-scheme.html",
-                     "text/html", key="exam_dl_scheme")
+# Typeset when the button is pressed, not on every run of the page.
+d[0].download_button("Question paper (HTML)", lambda p=paper: printing.paper_html(p), f"{slug}-paper.html",
+                     "text/html", key="exam_dl_paper")
+d[1].download_button("Marking scheme (HTML)", lambda p=paper: printing.marking_scheme_html(p),
+                     f"{slug}-marking-scheme.html", "text/html", key="exam_dl_scheme")
 st.caption(f"{printing.PRINT_ADVICE} Each paper has its cover, the formulae list where the course has one, "
            "and working space; the marking scheme gives every mark step by step.")
 
@@ -114,8 +145,8 @@ for section in paper["sections"]:
                    "add bank questions or skill blueprints for them.")
     for q in section["questions"]:
         with st.container(border=True):
-            st.markdown(f"**{q.get('label') or q['number']}.** *({q['marks']} mark{'s' if q['marks'] != 1 else ''})*")
-            shared.item_card(q, with_keys)
+            card(f"**{q.get('label') or q['number']}.** *({q['marks']} mark{'s' if q['marks'] != 1 else ''})*", q,
+                 with_keys)
             shared.figure(q)
             if with_keys:
                 st.caption(f"{q['blueprint_id'] or q['source']} · {q['difficulty_level']} · outcome {q['outcome_id']}")

@@ -5,6 +5,7 @@ from core.exams import gradebook
 from core.exams.gradebook import GradebookError
 from core.store import school
 from ui import flash, shared
+from ui.blocks import Paragraphs
 from ui import steps as stepped
 
 who = shared.require("teacher")
@@ -43,8 +44,10 @@ m[3].metric("Questions", len(gb.questions))
 st.dataframe(gb.table, hide_index=True, key="gb_table")
 st.caption(f"{gradebook.LATEST_COUNTS} Q1, Q2…: marks for each question; empty when not handed in or not marked.")
 d = st.columns([1, 1, 6])
-d[0].download_button("CSV", gradebook.to_csv(gb), gradebook.filename(gb, "csv"), "text/csv", key="gb_csv")
-d[1].download_button("Parquet", gradebook.to_parquet(gb), gradebook.filename(gb, "parquet"),
+# Written when the button is pressed, not on every run of the page.
+d[0].download_button("CSV", lambda g=gb: gradebook.to_csv(g), gradebook.filename(gb, "csv"), "text/csv",
+                     key="gb_csv")
+d[1].download_button("Parquet", lambda g=gb: gradebook.to_parquet(g), gradebook.filename(gb, "parquet"),
                      "application/octet-stream", key="gb_parquet")
 if gb.notes:
     with st.expander(f"Notes ({len(gb.notes)})"):
@@ -85,50 +88,63 @@ st.subheader("A student's script")
 if not gb.scripts:
     st.info("No one has handed this in yet; scripts appear here as students hand in.")
     st.stop()
-labels = {s["session_id"]: s["label"] + ("" if s["counted"] else " (not counted)") for s in gb.scripts}
-chosen = st.selectbox("Student", list(labels), key="gb_student", format_func=labels.get)
-sc = gradebook.script(runner, chosen)
-m = st.columns(3)
-m[0].metric("Marks", f"{sc['marks_awarded']:g} / {sc['total_marks']:g}")
-m[1].metric("Percent", f"{sc['percent']:g}%")
-m[2].metric("Grade", sc["grade"])
-if sc["late"]:
-    st.caption("Time ran out before this was handed in: the answers saved by then were marked.")
-for q in sc["questions"]:
-    with st.expander(gradebook.question_heading(q)):
-        shared.stem(q["stem"])
-        for k, option in enumerate(q["options"]):
-            shared.stem(f"**{chr(65 + k)}.** {option}")
-        answer = q["answer"] if isinstance(q["answer"], str) or q["answer"] is None else str(q["answer"])
-        st.markdown(f"**Answer:** {shared.plain(answer) if (answer or '').strip() else '(no answer)'}")
-        if q["unreadable"]:
-            st.caption("The marker could not read this answer, so it was marked as it stands.")
-        elif q["read_as"]:
-            st.markdown(f"**Read as:** ${q['read_as_latex']}$" if q["read_as_latex"] else
-                        f"**Read as:** {shared.plain(q['read_as'])}")
-        stepped.show_steps(q["steps"])
-        shared.stem(f"**Key:** {q['correct_answer']}")
-        if q["feedback"]:
-            shared.stem(f"**Marker's feedback:** {q['feedback']}")
-        if q["unmarked"]:
-            st.warning(f"The marker could not mark this question: {q['unmarked']}.")
-        for line in gradebook.override_lines(q):
-            st.caption(f"✏️ {shared.plain(line)}")
 
-questions = {q["item_id"]: q for q in sc["questions"]}
-with st.form("gb_override"):
-    st.markdown(f"**Change a mark of {sc['name']}**")
-    cols = st.columns([2, 1, 4])
-    item_id = cols[0].selectbox("Question", list(questions), key="gb_q",
-                                format_func=lambda i: f"Question {questions[i]['label']} (out of "
-                                                      f"{questions[i]['marks']:g})")
-    marks = cols[1].number_input("New mark", min_value=0.0, value=None, step=0.5, key="gb_marks")
-    reason = cols[2].text_input("Reason (kept in the history; the student sees it)", key="gb_reason")
-    go = st.form_submit_button("Change the mark", type="primary", key="gb_override_go")
-if go:
-    try:
-        gradebook.override(runner, chosen, item_id, marks, reason, who["user"])
-        flash.later(FLASH, f"Question {questions[item_id]['label']} of {sc['name']} now has {marks:g} mark(s).")
-        st.rerun()
-    except GradebookError as exc:
-        shared.error(exc)
+
+@st.fragment
+def show_script(scripts: list[dict]) -> None:
+    """One student's script and changing one of its marks: choosing another student redraws only this part."""
+    labels = {s["session_id"]: s["label"] + ("" if s["counted"] else " (not counted)") for s in scripts}
+    chosen = st.selectbox("Student", list(labels), key="gb_student", format_func=labels.get)
+    sc = gradebook.script(runner, chosen)
+    m = st.columns(3)
+    m[0].metric("Marks", f"{sc['marks_awarded']:g} / {sc['total_marks']:g}")
+    m[1].metric("Percent", f"{sc['percent']:g}%")
+    m[2].metric("Grade", sc["grade"])
+    if sc["late"]:
+        st.caption("Time ran out before this was handed in: the answers saved by then were marked.")
+    for q in sc["questions"]:
+        with st.expander(gradebook.question_heading(q)):
+            text = Paragraphs()   # the paragraphs between other elements drawn as one block each
+            text.stem(q["stem"])
+            for k, option in enumerate(q["options"]):
+                text.stem(f"**{chr(65 + k)}.** {option}")
+            answer = q["answer"] if isinstance(q["answer"], str) or q["answer"] is None else str(q["answer"])
+            text.add(f"**Answer:** {shared.plain(answer) if (answer or '').strip() else '(no answer)'}")
+            if q["unreadable"]:
+                text.flush()
+                st.caption("The marker could not read this answer, so it was marked as it stands.")
+            elif q["read_as"]:
+                text.add(f"**Read as:** ${q['read_as_latex']}$" if q["read_as_latex"] else
+                         f"**Read as:** {shared.plain(q['read_as'])}")
+            if q["steps"]:
+                text.flush()
+                stepped.show_steps(q["steps"])
+            text.stem(f"**Key:** {q['correct_answer']}")
+            if q["feedback"]:
+                text.stem(f"**Marker's feedback:** {q['feedback']}")
+            text.flush()
+            if q["unmarked"]:
+                st.warning(f"The marker could not mark this question: {q['unmarked']}.")
+            for line in gradebook.override_lines(q):
+                st.caption(f"✏️ {shared.plain(line)}")
+
+    questions = {q["item_id"]: q for q in sc["questions"]}
+    with st.form("gb_override"):
+        st.markdown(f"**Change a mark of {sc['name']}**")
+        cols = st.columns([2, 1, 4])
+        item_id = cols[0].selectbox("Question", list(questions), key="gb_q",
+                                    format_func=lambda i: f"Question {questions[i]['label']} (out of "
+                                                          f"{questions[i]['marks']:g})")
+        marks = cols[1].number_input("New mark", min_value=0.0, value=None, step=0.5, key="gb_marks")
+        reason = cols[2].text_input("Reason (kept in the history; the student sees it)", key="gb_reason")
+        go = st.form_submit_button("Change the mark", type="primary", key="gb_override_go")
+    if go:
+        try:
+            gradebook.override(runner, chosen, item_id, marks, reason, who["user"])
+            flash.later(FLASH, f"Question {questions[item_id]['label']} of {sc['name']} now has {marks:g} mark(s).")
+            st.rerun()
+        except GradebookError as exc:
+            shared.error(exc)
+
+
+show_script(gb.scripts)

@@ -13,6 +13,8 @@ os.environ.setdefault("WORKBENCH_SNAPSHOT_INTERVAL", "0")
 # AppTest never reruns a page on a timer, so a page waits for its background job (validating, generating,
 # calibrating) until the job ends; tests of the page following a job set this to 0.
 os.environ.setdefault("WORKBENCH_JOB_WAIT", "120")
+# Warming up every skill's sampling at each database opened costs seconds of CPU; the suite opens many.
+os.environ.setdefault("WORKBENCH_WARM_UP", "0")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -55,8 +55,16 @@ def show_reading(reading: Optional[dict], unreadable: str = NOT_COUNTED, hint: b
 
 def read_as_line(reading: Optional[dict]) -> None:
     """After marking: one line saying how the answer was read (nothing when there was nothing to read)."""
+    text = read_as_text(reading)
+    if text is not None:
+        st.markdown(text)
+
+
+def read_as_text(reading: Optional[dict]) -> Optional[str]:
+    """The line ``read_as_line`` draws, or None when there was nothing to read."""
     if reading and reading.get("valid") and reading.get("read_as") is not None:
-        st.markdown(f"Read as: {_as_maths(reading)}")
+        return f"Read as: {_as_maths(reading)}"
+    return None
 
 
 def answer_label(prefix: str, question: dict) -> str:

@@ -22,6 +22,7 @@ from core.llm.assist import Assistant
 from core.school.auth import Client, teacher_passcode
 from core.flows.base import Runner
 from core.flows.registry import make_runner
+from core.items.sampler import GenerationError
 from core.llm import LLMClient, LLMSettings, LLMStatus, llm_status, settings_fingerprint
 from core.marking import right_options, warm_up
 from core.store import Store, StoreError, default_db_path, repo
@@ -35,9 +36,45 @@ def _open(db_path: str | None) -> Workbench:
     interval = float(os.environ.get("WORKBENCH_SNAPSHOT_INTERVAL", "300"))
     wb = open_workbench(db_path, snapshot_interval_s=interval or None)
     atexit.register(_close_at_exit, wb.store)
-    # Marking's slow first use, done now in the background rather than during a student's first answer.
-    threading.Thread(target=warm_up, name="warm up marking", daemon=True).start()
+    # Marking's slow first use, and each skill level's one-off sampling work (listing the parameter values its
+    # constraints allow), done now in the background rather than during a student's first answer or exam.
+    _start_warm_up(wb.library)
     return wb
+
+
+_warming: dict[str, Any] = {"library": None, "thread": None}   # the library to warm up, the thread doing it
+_warming_lock = threading.Lock()
+
+
+def _start_warm_up(library) -> None:
+    """One thread at a time, for the newest library (a database opened again loads its library again).
+
+    ``WORKBENCH_WARM_UP=0`` leaves it out (the test suite opens many databases in one process, and a warm-up
+    of every skill costs seconds of CPU each time)."""
+    if os.environ.get("WORKBENCH_WARM_UP", "1") == "0":
+        return
+    with _warming_lock:
+        _warming["library"] = library
+        thread = _warming["thread"]
+        if thread is None or not thread.is_alive():
+            thread = threading.Thread(target=_warm_up, name="warm up marking and sampling", daemon=True)
+            _warming["thread"] = thread
+            thread.start()
+
+
+def _warm_up() -> None:
+    warm_up()
+    done = None
+    while _warming["library"] is not done:
+        library = _warming["library"]
+        for skill_id, generator in sorted(library.generators.items()):
+            if _warming["library"] is not library:
+                break   # a newer library came: warm that one instead
+            try:
+                generator.warm_up()
+            except GenerationError as exc:   # said again, to whoever uses this level, when it is used
+                _log.warning("Preparing %s for generating questions failed: %s", skill_id, exc)
+        done = library
 
 
 def _close_at_exit(store: Store) -> None:

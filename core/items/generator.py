@@ -539,6 +539,14 @@ class SkillGenerator:
         duplicates = len(items) - len(seen)
         return Batch(items=items, exhausted=exhausted, duplicates=duplicates, skipped=skipped)
 
+    def warm_up(self) -> None:
+        """Do each level's one-off sampling work now (listing or piloting its constraints), so the first item
+        asked for later is quick; a level that fails here fails again, with its message, when it is used."""
+        for level in self.cs.levels:
+            with self._budget(level):
+                for component in self.sampler(level).components:
+                    component.prepare()
+
     def variants(self, level: str) -> dict:
         with self._budget(level):
             sampler = self.sampler(level)
