@@ -30,6 +30,9 @@ from core.blueprints.compiler import CompiledSkill
 from core.blueprints.formula import Formula, FormulaError, TimeBudgetExceeded
 
 ENUM_LIMIT = 100_000        # combinations listed once per level at most
+# Listing a component that sampling does not need listed (drawing at random works) is only worth it when cheap:
+# bounded by formula evaluations, not combinations, so a level with many computed values is not listed for seconds.
+ENUM_EVAL_LIMIT = 150_000
 PRUNE_LIMIT = 200_000       # domains filtered by single-parameter constraints up to this size
 SMALL_DOMAIN = 500           # listed straight away: cheaper than a pilot
 PILOT_DRAWS = 300
@@ -95,6 +98,9 @@ class Component:
                 f"{self.cs.skill_id} level '{self.level}': evaluating the constraints failed for {shown}: "
                 f"{exc.message} in '{exc.expression}'") from None
         return True
+
+    def formulas_per_check(self) -> int:
+        return len(self.computed) + len(self.constraints) + int(self.needs_answer)
 
     def _draw(self, rng: random.Random) -> dict:
         return {p: rng.choice(d) for p, d in zip(self.params, self.domains)}
@@ -356,6 +362,8 @@ class LevelSampler:
         for comp in self.components:
             comp.prepare()
             if comp.mode != "enumerate" and comp.size > ENUM_LIMIT:
+                return False
+            if comp.valid is None and comp.size * comp.formulas_per_check() > ENUM_EVAL_LIMIT:
                 return False
             size *= len(comp._enumerate())
         for p in self.free:
