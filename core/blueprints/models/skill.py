@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import Field, field_validator, model_validator
@@ -155,7 +156,9 @@ class Generation(Strict):
 
 class DistractorStrategy(Strict):
     type: str
-    description: Optional[str] = None
+    description: Optional[str] = None           # the mistake, as a teacher names it
+    # What a student who made this mistake needs to know, in a sentence they can read (remediation's key concept).
+    explanation: Optional[str] = Field(default=None, max_length=MAX_TEMPLATE_CHARS)
     formula: str
     condition: Optional[str] = None
     gap_tag: Optional[str] = None
@@ -169,6 +172,8 @@ class Presentation(Strict):
     explanation_template: Optional[Template] = None
     hint_templates: list[Template] = Field(default_factory=list, max_length=MAX_HINTS)
     units: Optional[str] = Field(default=None, max_length=200)
+    # Seconds a student has for one item in practice and lessons (None: no limit).
+    time_limit_seconds: Optional[int] = Field(default=None, ge=5, le=3600)
 
     @field_validator("stem_templates")
     @classmethod
@@ -400,6 +405,25 @@ class Diagram(Strict):
         return self
 
 
+class Teaching(Strict):
+    """What a lesson teaches before its question, and the idea remediation names, in a student's words.
+
+    ``text`` is the card's teaching (a few sentences: the idea and the method; $...$ for maths);
+    ``key_concept`` is the one sentence a student who got it wrong needs (default: the first
+    sentence of ``text``).
+    """
+
+    text: str = Field(min_length=1, max_length=MAX_TEMPLATE_CHARS)
+    key_concept: Optional[str] = Field(default=None, min_length=1, max_length=1_000)
+
+    @property
+    def concept(self) -> str:
+        if self.key_concept:
+            return self.key_concept.strip()
+        first = re.split(r"(?<=[.!?])\s+(?=[A-Z$(])", self.text.strip(), maxsplit=1)[0]
+        return first.strip()
+
+
 class SkillBlueprint(Strict):
     skill_id: str = Field(pattern=SKILL_ID_PATTERN)
     version: str
@@ -409,6 +433,7 @@ class SkillBlueprint(Strict):
     evaluation: Evaluation
     performance_benchmarks: dict[str, Benchmark] = Field(default_factory=dict, max_length=MAX_TAGS)
     diagram: Optional[Union[Diagram, list[Diagram]]] = None
+    teaching: Optional[Teaching] = None
 
     _version = field_validator("version", mode="before")(_version_text)
 

@@ -14,8 +14,10 @@ FORMULA_FIELDS = ("template", "variables", "values", "answer_formula")
 # Flat columns a spreadsheet is likely to have; they land in metadata so a CSV
 # need not carry a JSON cell just to say "hard" or "2019". ``skill`` names the
 # skill blueprint a question practises (an exam asks one skill at most so
-# many times per paper, bank questions included).
-METADATA_SHORTCUTS = ("difficulty", "calculator", "year", "paper", "created_by", "skill")
+# many times per paper, bank questions included). ``teaching`` is what a lesson
+# teaches before a question that no skill blueprint fits (a few plain sentences).
+METADATA_SHORTCUTS = ("difficulty", "calculator", "year", "paper", "created_by", "skill", "teaching")
+MAX_TEACHING = 5_000
 
 FIELDS = frozenset({
     "id", "source", "subject", "level", "outcome_id", "text", "marks", "marking_scheme", "metadata",

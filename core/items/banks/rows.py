@@ -8,7 +8,7 @@ from typing import Any, Optional
 from core.blueprints.compiler import compile_template
 from core.blueprints.models.base import SKILL_ID_PATTERN
 from core.items.banks.cells import _BAD, _Row
-from core.items.banks.fields import (ANSWER_TYPES, CALCULATOR, DEFAULT_METHOD, DIFFICULTY_VALUES, FIELDS,
+from core.items.banks.fields import (ANSWER_TYPES, CALCULATOR, DEFAULT_METHOD, DIFFICULTY_VALUES, FIELDS, MAX_TEACHING,
                                      FORMULA_FIELDS, ITEM_TYPES, METADATA_SHORTCUTS, METHODS, SOURCES)
 from core.items.banks.numbers import _answer_format, _numeric_answer_type, parse_number
 from core.items.banks.reports import BankQuestionError, RowError
@@ -123,6 +123,15 @@ def _metadata(row: _Row) -> Any:
                                                f"not {k!r}.")
         else:
             meta["skill"] = k.strip()
+    if "teaching" in meta:
+        text = meta["teaching"]
+        if text in (None, ""):
+            del meta["teaching"]
+        elif not isinstance(text, str) or len(text) > MAX_TEACHING:
+            return row.error("metadata.teaching", f"teaching must be text of at most {MAX_TEACHING:,} characters: "
+                                                  f"a few sentences a student reads before the question.")
+        else:
+            meta["teaching"] = text.strip()
     return meta
 
 
