@@ -5,9 +5,13 @@
                         --skip--> next card
              feedback --next--> next card ... after the last card: ended (performance analysis)
 
-Every card is built when the lesson starts (teaching text and a worked example
-from the skill blueprint, and a question the student has not seen), so a
-reload or another process shows the same cards. Each attempt is evidence (an
+Every card is built when the lesson starts (a question the student has not
+seen, and the teaching, worked example and hints of that question's own skill:
+a bank question is taught from the skill it names or is matched to, or from
+teaching written for it), so a reload or another process shows the same cards.
+Hints escalate with each wrong attempt; with an LLM, a sentence leads from one
+card to the next and the LLM writes the end-of-lesson summary, which otherwise
+is written from the lesson's own figures. Each attempt is evidence (an
 event and a responses row); mastery moves by the seed's rule when a card
 completes. The student never sees a card's key or explanation before the card
 completes.
@@ -21,7 +25,9 @@ from typing import Any, Optional
 
 from core.blueprints.library import LibraryError
 from core.flows import preview
-from core.flows.remediation import diagnose
+from core.flows.lesson_words import engagement, hint_for, hint_ladder, written_summary
+from core.flows.remediation import diagnose, easier_level
+from core.items.skills import skill_for, skill_name, teaching_for
 from core.school.progress import INITIAL_MASTERY, mastery_update
 from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import choose_outcome, fetch_question, suppliable_outcomes
@@ -96,6 +102,7 @@ class LessonFlow(Flow):
             state["results"] = [None] * len(p["cards"])
         elif t == "presented":
             state["stage"] = "question"
+            state["transition"] = p.get("transition")
             state["index"] = p["card_index"]
             state["attempts"] = 0
             state["last"] = None
@@ -132,6 +139,7 @@ class LessonFlow(Flow):
                 "index": index, "card_id": card["card_id"], "number": index + 1, "title": card["title"],
                 "teaching": card["teaching"], "question": {**card["view"], "number": index + 1},
                 "max_attempts": state["max_attempts"], "attempts_used": state["attempts"],
+                "transition": state.get("transition"), "hint_level": state["attempts"] if not complete else 0,
                 "attempts_remaining": max(0, state["max_attempts"] - state["attempts"]),
                 "complete": complete,
             }
@@ -205,8 +213,12 @@ class LessonFlow(Flow):
         rem = diag.remediation or {}
         hint = None
         if not mark.correct and not should_progress:
-            # Hint k on the k-th wrong attempt; when the blueprint has run out of hints, the key concept.
-            hint = item.hints[attempts - 1] if attempts - 1 < len(item.hints) else rem.get("key_concept")
+            # One rung further up the card's hints on each wrong attempt (cards planned before hints were
+            # part of the plan get the question's own ladder).
+            ladder = card.get("hints")
+            if ladder is None:
+                ladder = hint_ladder(item, rem.get("key_concept"), bool(card["teaching"].get("example")))
+            hint = hint_for(ladder, attempts)
         feedback = mark.feedback if mark.correct else (rem.get("what_went_wrong") or mark.feedback)
         revealed = None
         if should_progress:
@@ -259,7 +271,9 @@ class LessonFlow(Flow):
         self._complete(state, step, index, "skipped", state["attempts"], first_try=False,
                        correct_for_mastery=False if failed else None, now=now)
         if index + 1 < len(state["cards"]):
-            step.add("presented", card_index=index + 1, card_id=state["cards"][index + 1]["card_id"], t=now)
+            transition = self._transition(state, index, "skipped", state["attempts"], index + 1)
+            step.add("presented", card_index=index + 1, card_id=state["cards"][index + 1]["card_id"],
+                     transition=transition, t=now)
         return step
 
     def cmd_next(self, state: dict) -> Step:
@@ -270,13 +284,17 @@ class LessonFlow(Flow):
         index = state["index"] + 1
         if index >= len(state["cards"]):
             return Step()  # the lesson ended with the last card
-        return Step().add("presented", card_index=index, card_id=state["cards"][index]["card_id"], t=self.ctx.clock())
+        done = state["results"][index - 1] or {}
+        transition = self._transition(state, index - 1, done.get("result", ""), done.get("attempts", 0), index)
+        return Step().add("presented", card_index=index, card_id=state["cards"][index]["card_id"],
+                          transition=transition, t=self.ctx.clock())
 
     def cmd_stop(self, state: dict) -> Step:
         if state["stage"] == "ended":
             return Step()
         now = self.ctx.clock()
-        step = Step().add("ended", reason="stopped", analysis=self._analysis(state, state["results"], [], now), t=now)
+        step = Step().add("ended", reason="stopped",
+                          analysis=self._analysis(state, state["results"], [], now, stopped=True), t=now)
         # A lesson stopped before its last card is not a finished lesson.
         step.status = "abandoned"
         return step
@@ -321,8 +339,13 @@ class LessonFlow(Flow):
             step.add("ended", reason="completed", analysis=self._analysis(state, results, updates, now), t=now)
             step.status = "completed"
 
-    def _analysis(self, state: dict, results: list, new_updates: list, now: float) -> dict:
-        """The seed's performance analysis; accuracy is per card (right within the attempts allowed)."""
+    def _analysis(self, state: dict, results: list, new_updates: list, now: float,
+                  stopped: bool = False) -> dict:
+        """The seed's performance analysis; accuracy is per card answered (right within the attempts allowed).
+
+        A lesson stopped before its last card says so (``stopped_early``, with the cards shown), and its
+        summary never tells the student to move on.
+        """
         done = [(card, r) for card, r in zip(state["cards"], results) if r]
         total_attempts = sum(r["attempts"] for _, r in done)
         correct = sum(1 for _, r in done if r["result"] == "correct")
@@ -338,16 +361,64 @@ class LessonFlow(Flow):
         strong = sorted(k for k, s in per_skill.items() if s["first_try"] == s["cards"])
         weak = sorted(k for k, s in per_skill.items() if s["correct"] / s["cards"] < RETRY_BELOW)
         started = state["started_t"] if state["started_t"] is not None else now
-        return {
+        shown = state["index"] + 1
+        stopped_early = stopped and len(done) < len(state["cards"])
+        analysis = {
             "overall_accuracy": accuracy, "total_attempts": total_attempts, "cards_completed": len(done),
             "cards_correct": correct, "cards_skipped": sum(1 for _, r in done if r["result"] == "skipped"),
-            "cards_total": len(state["cards"]),
+            "cards_first_try": sum(1 for _, r in done if r["first_try"]),
+            "cards_total": len(state["cards"]), "cards_shown": shown, "stopped_early": stopped_early,
             "average_attempts_per_card": round(total_attempts / len(done), 2) if done else 0.0,
-            "retry_recommended": accuracy < RETRY_BELOW,
+            "retry_recommended": stopped_early or accuracy < RETRY_BELOW,
             "strong_skills": strong, "weak_skills": weak, "skills": per_skill,
+            "skill_names": {k: skill_name(self.ctx.library, k) or k for k in per_skill},
             "time_spent_seconds": round(max(0.0, now - started), 1),
+            "engagement_score": engagement(results, state["evidence"], shown),
             "mastery_updates": state["mastery_updates"] + list(new_updates),
         }
+        names = analysis["skill_names"]
+        analysis["summary"] = written_summary(analysis, [names[k] for k in strong], [names[k] for k in weak])
+        analysis["summary_by"] = "lesson"
+        written = self._llm_summary(state, analysis)
+        if written:
+            analysis["summary"], analysis["summary_by"] = written, "llm"
+        return analysis
+
+    def _llm_summary(self, state: dict, analysis: dict) -> Optional[str]:
+        assistant = self.ctx.source.llm
+        if assistant is None:
+            return None
+        from core.llm import LLMError
+        from core.llm.lesson import LessonTeacher
+        names = analysis["skill_names"]
+        figures = {k: analysis[k] for k in ("cards_total", "cards_shown", "cards_completed", "cards_correct",
+                                            "cards_first_try", "cards_skipped", "stopped_early", "total_attempts",
+                                            "retry_recommended", "engagement_score")}
+        figures.update(strong=[names[k] for k in analysis["strong_skills"]],
+                       to_work_on=[names[k] for k in analysis["weak_skills"]],
+                       cards=[{"title": c["title"], "result": (r or {}).get("result", "not reached")}
+                              for c, r in zip(state["cards"], state["results"])])
+        try:
+            return LessonTeacher(assistant.client).summary(figures)
+        except LLMError:
+            return None
+
+    def _transition(self, state: dict, index: int, result: str, attempts: int, next_index: int) -> Optional[str]:
+        """With an LLM, a sentence or two leading from the card just finished into the next one."""
+        assistant = self.ctx.source.llm
+        if assistant is None or not 0 <= next_index < len(state["cards"]):
+            return None
+        from core.llm import LLMError
+        from core.llm.lesson import LessonTeacher
+        cards = state["cards"]
+        try:
+            return LessonTeacher(assistant.client).transition(
+                {"title": cards[index]["title"], "result": result, "attempts": attempts},
+                {"title": cards[next_index]["title"]},
+                {"card": next_index + 1, "of": len(cards),
+                 "right_so_far": sum(1 for r in state["results"] if r and r["result"] == "correct")})
+        except LLMError:
+            return None
 
     # ------------------------------------------------------------------
     def _build_cards(self, state: dict, step: Step) -> list[dict]:
@@ -383,37 +454,60 @@ class LessonFlow(Flow):
 
     def _card(self, state: dict, i: int, item: Item, outcome: Optional[str], route: str, seed: str,
               avoid: set[str], step: Step) -> dict:
-        gen = None
-        if item.blueprint_id and item.blueprint_id in self.ctx.library.generators:
-            gen = self.ctx.library.generator(item.blueprint_id)
-        elif outcome and state["subject"] and state["level"]:
-            # A bank question: teach from a blueprint for the same outcome when there is one.
-            ids = self.ctx.source.blueprints_for(state["subject"], state["level"], outcome)
-            gen = self.ctx.library.generator(ids[0]) if ids else None
-        skill_ids = list(item.skill_ids) or ([item.blueprint_id] if item.blueprint_id else []) or \
-            ([outcome] if outcome else [])
+        """A card that teaches what its question asks: the question's own skill's teaching, a worked example
+        drawn from that skill, and hints that escalate."""
+        library = self.ctx.library
+        skill = skill_for(item, library)
+        teaching = teaching_for(item, library)
+        source = "skill" if skill else "bank" if teaching else None
+        if teaching is None:
+            teaching = self._written_teaching(item)
+            source = "llm" if teaching else None
+        label = self._outcome_label(state, outcome)
+        if teaching is None:
+            # Nothing teaches this question: say what it is about, and let the hints carry the method.
+            about = label or "this topic"
+            teaching = {"title": label, "text": f"This question is about {about[0].lower() + about[1:]}. Read it "
+                        f"carefully, decide which method it needs, and show your working.", "key_concept": None}
+            source = "outcome"
+        example = None
+        gen = library.generators.get(skill) if skill else None
         if gen is not None:
-            meta = gen.bp.metadata
-            title = meta.topic or meta.skill_statement
-            text = meta.skill_statement
-            level = item.difficulty_level if item.difficulty_level in gen.cs.levels else gen.cs.levels[0]
+            levels = gen.bp.generation.difficulty_levels
+            if item.blueprint_id == skill and item.difficulty_level in levels:
+                level = item.difficulty_level
+            else:   # a bank question: the level nearest its difficulty, one easier for an example
+                level = easier_level(levels, min(levels, key=lambda n: abs(levels[n].value - item.difficulty_value)))
             example_item = self._draw(gen, level, f"{seed}/example", avoid | {item.content_key, stem_key(item)})
-            example = None
             if example_item.content_key != item.content_key and stem_key(example_item) != stem_key(item):
                 # The student reads this one with its answer, so it counts as seen.
                 avoid |= {example_item.content_key, stem_key(example_item)}
                 self.see(step, example_item, outcome)
                 example = {"item_id": example_item.id, "stem": example_item.stem,
-                           "answer": example_item.correct_answer, "units": example_item.units,
+                           "answer": example_item.shown_answer, "units": example_item.units,
                            "explanation": example_item.explanation}
-            names = {gen.bp.skill_id: meta.topic or meta.skill_statement}
-        else:
-            label = self._outcome_label(state, outcome) or "Check your understanding"
-            title, text, example, names = label, label, None, {}
+        title = teaching.get("title") or label or "Check your understanding"
         return {"card_id": f"card_{i + 1}", "index": i, "title": title,
-                "teaching": {"text": text, "example": example},
+                "teaching": {"text": teaching["text"], "example": example, "source": source},
                 "item_id": item.id, "view": item.student_view(), "route": route, "outcome_id": outcome,
-                "skill_ids": skill_ids, "skill_names": names}
+                "skill_ids": [skill] if skill else [], "skill_names": {skill: skill_name(library, skill)} if skill else {},
+                "key_concept": teaching.get("key_concept"),
+                "hints": hint_ladder(item, teaching.get("key_concept"), example is not None)}
+
+    def _written_teaching(self, item: Item) -> Optional[dict]:
+        """Teaching the LLM writes for a question nothing else teaches (None offline or when it fails)."""
+        assistant = self.ctx.source.llm
+        if assistant is None:
+            return None
+        from core.llm import LLMError
+        from core.llm.lesson import LessonTeacher
+        view = item.student_view()
+        try:
+            written = LessonTeacher(assistant.client).teach(
+                {k: view[k] for k in ("stem", "item_type", "options", "units", "marks") if view.get(k)})
+        except LLMError:
+            return None
+        return {"title": None, **written}
 
     def _generator(self, skill: str) -> SkillGenerator:
         try:

@@ -4,9 +4,10 @@ What the gap tags and misconceptions mean lives with marking
 (``core.marking.diagnosis``); this module adds what needs the question
 source and the tutor: a similar item to try and the tutor's explanation.
 
-The remediation block follows the seed: what went wrong, the key concept,
-and something to try (a similar item from the same blueprint, or the same
-outcome, that the student has not seen).
+The remediation block follows the seed: what went wrong (the mistake the
+answer matches), the key concept (a sentence from the misconception's
+explanation or the skill's teaching), and something to try (a question on the
+same skill one level easier, that the student has not seen).
 """
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from typing import Any, Optional
 from core.items.generator import Item
 from core.llm import LLMError
 from core.marking import MarkingSpec, MarkResult, final_text, mark_answer, mark_steps, step_answers
-from core.marking.diagnosis import concept_for, misconception_text
+from core.marking.diagnosis import concept_for, misconception_explanation, misconception_text
+from core.items.skills import skill_for, teaching_for
+from core.items.sampler import GenerationError
 from core.items.sources import NoQuestions, QuestionSource
 
 
@@ -68,21 +71,16 @@ def diagnose(item: Item, answer: Any, source: Optional[QuestionSource] = None, s
         return Diagnosis(result, [], None, None, judged.to_dict() if judged else None, **given)
     gaps = list(result.gap_tags)
     library = source.library if source is not None else None
-    why = result.feedback
     mistaken = misconception_text(item, result.misconception, library)
-    if mistaken:
-        why = f"{why} This looks like: {mistaken.rstrip('.')}."
-    if library is not None and item.blueprint_id in getattr(library, "generators", {}):
-        statement = library.generator(item.blueprint_id).bp.metadata.skill_statement
-    else:
-        statement = None
-    concepts = [concept_for(t) for t in gaps] or ([statement] if statement else [])
+    # What went wrong: the mistake the answer matches when it matches one; the marker's words otherwise
+    # (the page shows those already, so it is left out there).
+    why = f"This looks like: {mistaken.rstrip('.')}." if mistaken else result.feedback
     similar_item = None
     if similar and source is not None:
         similar_item = similar_item_for(item, source, seed, avoid or set())
     remediation = {
         "what_went_wrong": why,
-        "key_concept": " ".join(concepts) if concepts else "Compare your working with the explanation.",
+        "key_concept": key_concept(item, result, library),
         "try_this": similar_item.stem if similar_item else None,
         "explanation": item.explanation,
     }
@@ -107,14 +105,47 @@ def _tutor_remediation(assistant: Any, item: Item, answer: Any, remediation: dic
         return {"tutor_error": f"The tutor's explanation is unavailable: {exc}"}
 
 
+def key_concept(item: Item, result: MarkResult, library: Any) -> str:
+    """The idea a student who got ``item`` wrong needs, as a sentence they can read.
+
+    The matched misconception's explanation first (it speaks to this mistake), then the skill's
+    teaching, then what the marking scheme's gap tags mean where they are known words.
+    """
+    said = misconception_explanation(item, result.misconception, library)
+    if said:
+        return said
+    teaching = teaching_for(item, library) if library is not None else None
+    if teaching:
+        return teaching["key_concept"]
+    concepts = [c for c in dict.fromkeys(concept_for(t) for t in result.gap_tags) if c]
+    if concepts:
+        return " ".join(concepts)
+    return "Compare your working with the explanation, one step at a time."
+
+
+def easier_level(levels: dict, level: Optional[str]) -> Optional[str]:
+    """The level just below ``level`` by declared difficulty (the easiest stays itself); None for an unknown one."""
+    order = sorted(levels, key=lambda name: levels[name].value)
+    if level not in order:
+        return order[0] if order else None
+    return order[max(0, order.index(level) - 1)]
+
+
 def similar_item_for(item: Item, source: QuestionSource, seed: Any, avoid: set[str]) -> Optional[Item]:
-    """A fresh item like ``item``: same blueprint and level when there is one, else the same outcome."""
+    """Something to try next: a fresh question on the same skill one level easier (the same level when it is
+    the easiest); for a question no skill fits, a fresh one on the same outcome."""
     library = source.library
-    if item.blueprint_id and item.blueprint_id in library.generators:
-        gen = library.generator(item.blueprint_id)
-        level = item.difficulty_level if item.difficulty_level in gen.cs.levels else gen.cs.levels[0]
+    skill = skill_for(item, library)
+    if skill and skill in library.generators:
+        gen = library.generator(skill)
+        levels = gen.bp.generation.difficulty_levels
+        own = item.difficulty_level if item.blueprint_id == skill else _bank_level(item, levels)
+        level = easier_level(levels, own) or gen.cs.levels[0]
         for k in range(6):
-            candidate = gen.generate(level, f"similar/{item.id}/{seed}/{k}")
+            try:
+                candidate = gen.generate(level, f"similar/{item.id}/{seed}/{k}")
+            except GenerationError:
+                return None
             if candidate.content_key not in avoid and candidate.content_key != item.content_key:
                 return candidate
         return None
@@ -126,3 +157,11 @@ def similar_item_for(item: Item, source: QuestionSource, seed: Any, avoid: set[s
             return None
         return candidate if candidate.content_key not in avoid else None
     return None
+
+
+def _bank_level(item: Item, levels: dict) -> Optional[str]:
+    """The blueprint level nearest a bank question's declared difficulty."""
+    if not levels:
+        return None
+    value = item.difficulty_value if item.difficulty_value is not None else 0.5
+    return min(levels, key=lambda name: abs(levels[name].value - value))

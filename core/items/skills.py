@@ -98,3 +98,24 @@ def skill_name(library: Any, skill_id: Optional[str]) -> Optional[str]:
         return None
     meta = library.skills[skill_id].model.metadata
     return meta.topic or meta.skill_statement
+
+
+def teaching_for(item: Any, library: Any) -> Optional[dict]:
+    """What to teach before ``item``, from the item's own skill: {skill, title, text, key_concept}.
+
+    The skill blueprint's teaching (or, for a blueprint without one, its statement); for a question no
+    blueprint fits, the teaching its bank gives it. None when there is neither.
+    """
+    from core.blueprints.models.skill import first_sentence
+    skill = skill_for(item, library)
+    if skill and library is not None and skill in getattr(library, "skills", {}):
+        bp = library.skills[skill].model
+        title = bp.metadata.topic or bp.metadata.skill_statement
+        if bp.teaching is not None:
+            return {"skill": skill, "title": title, "text": bp.teaching.text.strip(), "key_concept": bp.teaching.concept}
+        statement = bp.metadata.skill_statement.rstrip(".") + "."
+        return {"skill": skill, "title": title, "text": statement, "key_concept": statement}
+    own = ((getattr(item, "computed_values", None) or {}).get("metadata") or {}).get("teaching")
+    if own:
+        return {"skill": None, "title": None, "text": own, "key_concept": first_sentence(own)}
+    return None

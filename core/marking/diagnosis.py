@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-# What each gap tag means, for students. Blueprints may use others; those are shown as written.
+# What each gap tag means, for students. A blueprint's own tags say nothing readable on their own (they are
+# labels such as "photoelectric_equation"), so only these are shown as a concept; the others are left to
+# the skill's teaching and the misconception's explanation.
 GAP_CONCEPTS = {
     "place_value": "Place value: each column is worth ten times the one to its right.",
     "carrying": "Carrying: when a column adds up to ten or more, carry one into the next column.",
@@ -21,15 +23,29 @@ GAP_CONCEPTS = {
 }
 
 
-def concept_for(tag: str) -> str:
-    return GAP_CONCEPTS.get(tag, tag.replace("_", " ").capitalize())
+def concept_for(tag: str) -> Optional[str]:
+    """The readable concept behind a gap tag, or None for a tag that is only a label."""
+    return GAP_CONCEPTS.get(tag)
 
 
-def misconception_text(item: Any, strategy: Optional[str], library: Any) -> Optional[str]:
-    """The blueprint's description of the misconception an answer matched."""
+def _strategy(item: Any, strategy: Optional[str], library: Any) -> Any:
     if not strategy or not item.blueprint_id or library is None or item.blueprint_id not in library.generators:
         return None
     for s in library.generator(item.blueprint_id).bp.presentation.distractor_strategies:
         if s.type == strategy:
-            return s.description or strategy.replace("_", " ")
+            return s
     return None
+
+
+def misconception_text(item: Any, strategy: Optional[str], library: Any) -> Optional[str]:
+    """The blueprint's description of the misconception an answer matched (the mistake, as a teacher names it)."""
+    s = _strategy(item, strategy, library)
+    if s is None:
+        return None
+    return s.description or strategy.replace("_", " ")
+
+
+def misconception_explanation(item: Any, strategy: Optional[str], library: Any) -> Optional[str]:
+    """What a student who made the matched mistake needs to know, when the blueprint says."""
+    s = _strategy(item, strategy, library)
+    return s.explanation.strip() if s is not None and s.explanation else None

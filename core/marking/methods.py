@@ -58,7 +58,7 @@ def _mark_exact(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
     shown = _show_number(number.value) if number is not None else answer
     keys = [k for k in [spec.key] + spec.accepted_answers if k.strip()]
     if any(_same_text(text, k) for k in keys):
-        return _Outcome(True, "Correct.", shown)
+        return _Outcome(True, "That's right.", shown)
     problem = None
     if number is not None:
         for k in keys:
@@ -68,23 +68,23 @@ def _mark_exact(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
                 if spec.required_form in ("fraction", "simplified"):
                     problem = problem or "Your value is right, but give your answer as a fraction."
                     continue
-                return _Outcome(True, "Correct.", shown)
+                return _Outcome(True, "That's right.", shown)
             if k_num is None or k_num.percent != number.percent or k_num.value != number.value:
                 continue
             if spec.required_form != "simplified" or _fraction_form_problem(k_num, None) is not None:
-                return _Outcome(True, "Correct.", shown)
+                return _Outcome(True, "That's right.", shown)
             found = _fraction_form_problem(number, k_num)
             if found is None:
-                return _Outcome(True, "Correct.", shown)
+                return _Outcome(True, "That's right.", shown)
             problem = problem or found
     if problem:
         return _Outcome(False, problem, shown, form_failure=True)
     for stype, wrong in spec.misconceptions.items():
         if _same_exact(answer, number, wrong):
-            return _Outcome(False, "Not the correct answer.", shown, misconception=stype)
+            return _Outcome(False, "That's not the right answer.", shown, misconception=stype)
     if any(_norm_text(text) == _norm_text(k) for k in keys):
         return _Outcome(False, "Check your capital letters: this answer must match exactly.", shown)
-    return _Outcome(False, "Not the correct answer.", shown)
+    return _Outcome(False, "That's not the right answer.", shown)
 
 
 def _declared(spec: MarkingSpec) -> frozenset[str]:
@@ -137,7 +137,7 @@ def _mark_algebraic(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
             if student[0] in ("expr", "def") and key[0] in ("expr", "def"):
                 found = _form_problem(spec.required_form, student[-1], key[-1])
             if found is None:
-                return _Outcome(True, "Correct.", shown, **read)
+                return _Outcome(True, "That's right.", shown, **read)
             problem = problem or found
     shape = _answer_shape(student)
     wrongs = []
@@ -154,32 +154,32 @@ def _mark_algebraic(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
         # A misconception equivalent to the key is about form and is matched by shape only.
         if _answer_shape(m) == shape or (_compare(m, keys[0], names, positive) is not True
                                          and _compare(student, m, names, positive) is True):
-            return _Outcome(False, shape_message or "Not equivalent to the correct answer.", shown,
+            return _Outcome(False, shape_message or "That's not equal to the right answer.", shown,
                             misconception=stype, **read)
     case = next((n for n in notes if "capital and small letters differ" in n), None)
     if shape_message:
         return _Outcome(False, shape_message, shown, **read)
     if case:
-        return _Outcome(False, f"Not equivalent to the correct answer: {case}", shown, **read)
+        return _Outcome(False, f"That's not equal to the right answer: {case}", shown, **read)
     if undecided:
         return _Outcome(False, "This expression could not be checked against the answer.", shown, **read)
-    return _Outcome(False, "Not equivalent to the correct answer.", shown, **read)
+    return _Outcome(False, "That's not equal to the right answer.", shown, **read)
 
 
 def _mark_short_text(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
     answer = _norm_text(text)
     keys = [k for k in [spec.key] + spec.accepted_answers if k.strip()]
     if any(answer == _norm_text(k) or _compact(answer) == _compact(_norm_text(k)) for k in keys):
-        return _Outcome(True, "Correct.", answer)
+        return _Outcome(True, "That's right.", answer)
     for stype, wrong in spec.misconceptions.items():
         if answer == _norm_text(wrong) or _compact(answer) == _compact(_norm_text(wrong)):
-            return _Outcome(False, "Not the correct answer.", answer, misconception=stype)
+            return _Outcome(False, "That's not the right answer.", answer, misconception=stype)
     if not spec.keywords:
-        return _Outcome(False, "Not the correct answer.", answer)
+        return _Outcome(False, "That's not the right answer.", answer)
     need = min(spec.min_keywords or len(spec.keywords), len(spec.keywords))
     found = sum(1 for k in spec.keywords if _keyword_pattern(k).search(answer))
     if found >= need:
-        return _Outcome(True, "Correct.", answer)
+        return _Outcome(True, "That's right.", answer)
     return _Outcome(False, f"Your answer makes {found} of the {need} key points needed.", answer,
                     earned=Fraction(found, need))
 
@@ -189,11 +189,11 @@ def _mark_ip(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
     if address is None:
         return _Outcome(False, "That is not a valid IPv4 address.", invalid=True)
     if address == _read_ipv4(spec.key) or any(address == _read_ipv4(k) for k in spec.accepted_answers):
-        return _Outcome(True, "Correct.", str(address))
+        return _Outcome(True, "That's right.", str(address))
     for stype, wrong in spec.misconceptions.items():
         if address == _read_ipv4(wrong):
-            return _Outcome(False, "Not the correct address.", str(address), misconception=stype)
-    return _Outcome(False, "Not the correct address.", str(address))
+            return _Outcome(False, "That's not the right address.", str(address), misconception=stype)
+    return _Outcome(False, "That's not the right address.", str(address))
 
 
 def _mark_cidr(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
@@ -202,13 +202,13 @@ def _mark_cidr(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
         return _Outcome(False, network, invalid=True)
     key = _read_cidr(spec.key)
     if network == key or any(network == _read_cidr(k) for k in spec.accepted_answers):
-        return _Outcome(True, "Correct.", str(network))
+        return _Outcome(True, "That's right.", str(network))
     for stype, wrong in spec.misconceptions.items():
         if network == _read_cidr(wrong):
-            return _Outcome(False, "Not the correct network.", str(network), misconception=stype)
+            return _Outcome(False, "That's not the right network.", str(network), misconception=stype)
     if isinstance(key, ipaddress.IPv4Interface) and network.ip == key.ip:
         return _Outcome(False, "The address is right but the prefix length is not.", str(network))
-    return _Outcome(False, "Not the correct network.", str(network))
+    return _Outcome(False, "That's not the right network.", str(network))
 
 
 def _mcq_choice(spec: MarkingSpec, text: str, raw: Any) -> Optional[int]:
@@ -241,10 +241,10 @@ def _mark_mcq(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
         return _Outcome(False, "That is not one of the options.", invalid=True)
     picked = spec.options[choice]
     if choice == spec.correct_index:
-        return _Outcome(True, "Correct.", picked)
+        return _Outcome(True, "That's right.", picked)
     misconception = next((s for s, wrong in spec.misconceptions.items()
                           if _norm_text(wrong) == _norm_text(picked)), None)
-    return _Outcome(False, "That is not the correct option.", picked, misconception=misconception)
+    return _Outcome(False, "That's not the right option.", picked, misconception=misconception)
 
 
 def _mark_multiple_response(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
@@ -257,7 +257,7 @@ def _mark_multiple_response(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
     earned = min(max(sum((shares[i] for i in picked), Fraction(0)), Fraction(0)), Fraction(1))
     shown = choices.letters(picked)
     if abs(earned - 1) <= Fraction(1, 10 ** 9):
-        return _Outcome(True, "Correct.", shown)
+        return _Outcome(True, "That's right.", shown)
     said = choices.feedback(len(picked), len(right.intersection(picked)), len(right))
     return _Outcome(False, said, shown, earned=earned)
 

@@ -188,15 +188,6 @@ def _distance(a: Union[Fraction, float], b: Union[Fraction, float]) -> float:
         return math.inf
 
 
-def _tolerance_text(rel: Optional[Fraction], ab: Optional[Fraction], unit: Optional[str]) -> str:
-    parts = []
-    if rel is not None:
-        parts.append(f"{_show_number(rel * 100)}%")
-    if ab is not None:
-        parts.append(f"±{_show_number(ab)}" + (f" {unit}" if unit and unit not in "£$€¥" else ""))
-    return " or ".join(parts)
-
-
 def _sig_figs_ok(n: _Number, wanted: int) -> bool:
     return n.sig_figs is not None and n.sig_figs[0] <= wanted <= n.sig_figs[1]
 

@@ -20,7 +20,7 @@ from core.marking import evaluation
 from core.marking import precision as pr
 from core.marking import units as un
 from core.marking.expressions import _read, _Refused, _Unreadable
-from core.marking.numeric import _distance, _Number, _read_number, _show_number, _spec_units, _tolerance_text, \
+from core.marking.numeric import _distance, _Number, _read_number, _show_number, _spec_units, \
     _unit_key, _within
 from core.marking.spec import MarkingSpec, _Outcome
 
@@ -189,7 +189,7 @@ def _judge(spec: MarkingSpec, value: Value, mantissa: Optional[str], decimal: bo
     v, k = pr.as_decimal(value), pr.as_decimal(key.value)
     if mode == "sf":
         if v is None or k is None:
-            return "wrong", "Not the correct answer."
+            return "wrong", "That's not the right answer."
         accurate = rule.accuracy == 0 or pr.round_sig(v, rule.accuracy or rule.low) == pr.round_sig(k, rule.accuracy
                                                                                                    or rule.low)
         if not decimal or mantissa is None:
@@ -198,27 +198,27 @@ def _judge(spec: MarkingSpec, value: Value, mantissa: Optional[str], decimal: bo
             return "wrong", f"Give your answer as a decimal to {rule.describe()}."
         problem = pr.sig_fig_problem(rule, pr.written_sig_figs(mantissa), v, k)
         if problem is None:
-            return "right", "Correct."
+            return "right", "That's right."
         if problem == "digits":
             if accurate:
                 return "form", f"Your value is right, but give it to {rule.describe()}."
-            return "wrong", f"Not the correct answer, and give it to {rule.describe()}."
+            return "wrong", f"That's not the right answer; give it to {rule.describe()} too."
         if pr.round_sig(v, 1) == pr.round_sig(k, 1) or abs(v - k) <= abs(k) / 10:
-            return "wrong", f"Not quite: your answer is not right to {rule.describe()}; check your rounding."
-        return "wrong", "Not the correct answer."
+            return "wrong", f"Nearly: your answer is not right to {rule.describe()}; check your rounding."
+        return "wrong", "That's not the right answer."
     if mode == "dp":
         places = spec.decimal_places
         if v is None or k is None:
-            return "wrong", "Not the correct answer."
+            return "wrong", "That's not the right answer."
         accurate = pr.round_places(v, places) == pr.round_places(k, places)
         written = pr.decimal_places(mantissa) if decimal and mantissa is not None else None
         if written == places and accurate:
-            return "right", "Correct."
+            return "right", "That's right."
         rounded = f"{places} decimal place{'s' if places != 1 else ''}"
         if accurate:
             return "form", f"Your value is right, but give it to {rounded}."
-        return "wrong", "Not the correct answer." if written == places else \
-            f"Not the correct answer, and give it to {rounded}."
+        return "wrong", "That's not the right answer." if written == places else \
+            f"That's not the right answer; give it to {rounded} too."
     rel, ab = _tolerances(spec, key)
     if not _within(value, key.value, rel, ab):
         return "wrong", _outside(rel, ab, unit)
@@ -229,14 +229,20 @@ def _judge(spec: MarkingSpec, value: Value, mantissa: Optional[str], decimal: bo
         if pr.sig_fig_problem(pr.SigFigRule(rule.low, rule.high, 0), written_key, Decimal(0), Decimal(0)) is None \
                 and pr.sig_fig_problem(pr.SigFigRule(rule.low, rule.high, 0), pr.written_sig_figs(mantissa),
                                        Decimal(0), Decimal(0)) is not None:
-            return "form", f"Within tolerance, but not given to {rule.describe()}."
+            return "form", f"Your value is close enough, but give it to {rule.describe()}."
     if spec.decimal_places is not None and mantissa is not None and pr.decimal_places(mantissa) != spec.decimal_places:
-        return "form", f"Within tolerance, but not given to {spec.decimal_places} decimal places."
-    return "right", "Correct."
+        return "form", f"Your value is close enough, but give it to {spec.decimal_places} decimal place{'s' if spec.decimal_places != 1 else ''}."
+    return "right", "That's right."
 
 
 def _outside(rel: Optional[Fraction], ab: Optional[Fraction], unit: Optional[str]) -> str:
-    return f"Outside the allowed tolerance of {_tolerance_text(rel, ab, unit)}."
+    """How close an answer must be, as a student reads it: "within 0.1 cm of the right value"."""
+    parts = []
+    if ab is not None:
+        parts.append(f"{_show_number(ab)}" + (f" {unit}" if unit and unit not in "£$€¥" else ""))
+    if rel is not None:
+        parts.append(f"{_show_number(rel * 100)}%")
+    return f"Your answer needs to be within {' or '.join(parts)} of the right value."
 
 
 def _misconception(spec: MarkingSpec, value: Value) -> Optional[str]:
@@ -317,9 +323,11 @@ def _mark_number(spec: MarkingSpec, text: str, key: _Key) -> _Outcome:
         return _Outcome(False, "Give the answer as a number, not a percentage.", _show_number(a.value))
     value = a.value
     if scale is not None and a.exponent is not None and not _within(value, key.value, *_tolerances(spec)):
-        # Asked for in units of 10^-19 J but written out in full as 2.45 × 10^-19 J.
+        # Asked for in units of 10^-19 J but written out in full as 2.45 × 10^-19 J: read in the question's
+        # units when that makes it right, or when it was written with the very power of ten asked for (so a
+        # wrong answer is still compared with the mistakes the question knows).
         scaled = value / Fraction(10) ** scale if isinstance(value, Fraction) else value / 10.0 ** scale
-        if _within(scaled, key.value, *_tolerances(spec)):
+        if a.exponent == scale or _within(scaled, key.value, *_tolerances(spec)):
             value = scaled
     shown = _show_number(value)
     decimal = a.kind in ("integer", "decimal", "scientific")
@@ -329,7 +337,7 @@ def _mark_number(spec: MarkingSpec, text: str, key: _Key) -> _Outcome:
     wrong_unit = bool(unit and a.unit and _unit_key(a.unit) != _unit_key(unit))
     if wrong_unit:
         feedback = feedback.rstrip(".") + f", and the unit should be {unit}." if verdict != "right" else \
-            f"Correct, but the unit should be {unit}."
+            f"That's right, but the unit should be {unit}."
     return _outcome(verdict, feedback, shown, spec, value, latex=shown)
 
 
@@ -372,7 +380,7 @@ def _mark_quantity(spec: MarkingSpec, text: str, key: _Key) -> _Outcome:
         if verdict != "wrong":
             return _Outcome(False, f"Your number is right, but give the units ({key_unit}).", shown,
                             form_failure=True, **read)
-        return _Outcome(False, f"Not the correct answer, and give the units ({key_unit}).", shown,
+        return _Outcome(False, f"That's not the right answer; give the units ({key_unit}) too.", shown,
                         misconception=_misconception(spec, value), **read)
     same_units = q.units == key.units
     try:
@@ -393,14 +401,14 @@ def _mark_quantity(spec: MarkingSpec, text: str, key: _Key) -> _Outcome:
         if verdict != "wrong":
             return _Outcome(False, f"Your number is right, but the units are wrong: {q.unit_text} does not "
                             f"measure the same thing as {key_unit}.", shown, form_failure=True, **read)
-        return _Outcome(False, f"Not the correct answer, and the units are wrong: {q.unit_text} does not measure "
+        return _Outcome(False, f"That's not the right answer, and the units are wrong: {q.unit_text} does not measure "
                         f"the same thing as {key_unit}.", shown, **read)
     if spec.units_exact and not same_units:
         verdict, _ = _judge(spec, converted, q.mantissa if converted == value else None, q.decimal, key, key_unit)
         if verdict != "wrong":
             return _Outcome(False, f"Equivalent, but give the answer in {key_unit}.", shown, form_failure=True,
                             **read)
-        return _Outcome(False, f"Not the correct answer; give it in {key_unit}.", shown, **read)
+        return _Outcome(False, f"That's not the right answer; give it in {key_unit}.", shown, **read)
     mantissa = q.mantissa
     if not same_units and _precision_rule(spec) == "dp":
         mantissa = None     # decimal places do not survive a change of units
@@ -442,4 +450,4 @@ def _mark_many(spec: MarkingSpec, text: str, many: tuple[str, list[str]]) -> _Ou
                 all(any(right(a, k) for a in answers) for k in keys)
     except _Unreadable as exc:
         return _Outcome(False, str(exc), invalid=True)
-    return _Outcome(True, "Correct.", shown) if ok else _Outcome(False, "Not all the numbers are right.", shown)
+    return _Outcome(True, "That's right.", shown) if ok else _Outcome(False, "Not all the numbers are right.", shown)

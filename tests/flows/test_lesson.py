@@ -78,8 +78,9 @@ def test_cards_are_built_at_start_with_teaching_and_an_unseen_question(runner, s
     for card in cards:
         item = repo.load_item(store, card["item_id"])
         assert item is not None  # stored with the events, so every process can mark it
-        statement = library.generator(card["skill_ids"][0]).bp.metadata.skill_statement
-        assert card["teaching"]["text"] == statement and card["title"]
+        teaching = library.generator(card["skill_ids"][0]).bp.teaching
+        assert card["teaching"]["text"] == teaching.text.strip() and card["title"]
+        assert card["teaching"]["source"] == "skill" and card["key_concept"] == teaching.concept
         example = card["teaching"]["example"]
         assert example["stem"] and example["explanation"] and example["stem"] != item.stem
     seen = {r[0] for r in store.query("SELECT item_id FROM seen WHERE student = 'amy'")}
@@ -135,7 +136,8 @@ def test_hints_run_out_into_the_key_concept(store, library):
     item = current_item(runner, sid)
     hints = [answer(runner, sid, right=False, k=k)["feedback"]["hint"] for k in range(3)]
     assert hints[:2] == item.hints[:2]
-    assert hints[2] and hints[2] not in item.hints  # the remediation's key concept once the hints are used up
+    assert hints[2] and hints[2] not in item.hints  # then the method, the worked example, the key concept
+    assert len(set(hints)) == 3
 
 
 def test_three_wrong_reveals_the_explanation_and_moves_on(runner, store):
@@ -351,8 +353,10 @@ def test_stop_ends_early_with_an_analysis(runner, store):
     sid = runner.start("lesson", "max", {"skills": [ADD, SUB, MUL], "cards": 3, "seed": 15})
     answer(runner, sid, right=True)
     view = runner.command(sid, "stop")
-    assert view["stage"] == "ended" and view["summary"]["cards_completed"] == 1
-    assert view["summary"]["cards_total"] == 3
+    summary = view["summary"]
+    assert view["stage"] == "ended" and summary["cards_completed"] == 1
+    assert summary["cards_total"] == 3 and summary["cards_shown"] == 1 and summary["stopped_early"] is True
+    assert summary["retry_recommended"] is True and "Well done" not in summary["summary"]
     assert store.query("SELECT status FROM sessions WHERE id = ?", [sid])[0][0] == "abandoned"
     with pytest.raises(FlowError, match="lesson has ended"):
         runner.command(sid, "answer", card_index=1, answer="1")

@@ -29,7 +29,7 @@ def test_equivalent_expressions(key, answer):
 ])
 def test_inequivalent_expressions(key, answer):
     r = mark_answer(alg(key), answer)
-    assert not r.correct and r.feedback == "Not equivalent to the correct answer."
+    assert not r.correct and r.feedback == "That's not equal to the right answer."
 
 
 def test_normalised_expression_shows_how_it_was_read():

@@ -15,7 +15,7 @@ def test_exact_match_numbers(answer):
 @pytest.mark.parametrize("answer", ["86", "eighty-five", "8 5", "85%", "-85"])
 def test_exact_match_wrong_numbers(answer):
     r = mark_answer(MarkingSpec("exact_match", "85"), answer)
-    assert not r.correct and r.feedback == "Not the correct answer."
+    assert not r.correct and r.feedback == "That's not the right answer."
 
 
 def test_exact_match_text_normalisation():

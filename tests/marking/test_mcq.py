@@ -15,7 +15,7 @@ MCQ = MarkingSpec("mcq", "85", options=["76", "85", "94", "95"], correct_index=1
 @pytest.mark.parametrize("answer", [1, "1", " 1 ", "B", "b", "(b)", "b)", "B.", "(B)", "85", " 85 ", "85.0"])
 def test_mcq_designates_the_correct_option(answer):
     r = mark_answer(MCQ, answer)
-    assert r.correct and r.score == 1.0 and r.normalised_answer == "85" and r.feedback == "Correct."
+    assert r.correct and r.score == 1.0 and r.normalised_answer == "85" and r.feedback == "That's right."
 
 
 @pytest.mark.parametrize("answer", [0, "0", "a", "(a)", "76", "A"])
@@ -23,7 +23,7 @@ def test_mcq_wrong_option_is_diagnosed(answer):
     r = mark_answer(MCQ, answer)
     assert not r.correct and r.score == 0.0
     assert r.normalised_answer == "76" and r.misconception == "no_carry" and r.gap_tags == ["carrying"]
-    assert r.feedback == "That is not the correct option."
+    assert r.feedback == "That's not the right option."
 
 
 @pytest.mark.parametrize("answer", [4, -1, "4", "e", "(z)", "86", "eighty-five", 10 ** 40])

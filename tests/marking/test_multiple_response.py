@@ -37,7 +37,7 @@ def imported_item(**changes) -> Item:
 def test_the_right_options_in_any_order_and_spacing_are_correct(answer):
     r = mark_answer(MOODLE, answer)
     assert r.correct and r.score == 1.0 and r.max_score == 1.0 and r.valid
-    assert r.feedback == "Correct."
+    assert r.feedback == "That's right."
     assert r.normalised_answer == "B, D" and r.read_as == "B, D"
 
 

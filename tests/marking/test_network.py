@@ -42,7 +42,7 @@ def test_cidr_variants(answer):
 
 @pytest.mark.parametrize("answer, feedback", [
     ("10.0.0.0/16", "The address is right but the prefix length is not."),
-    ("10.1.2.3/8", "Not the correct network."),
+    ("10.1.2.3/8", "That's not the right network."),
     ("10.0.0.0 255.0.255.0", "That is not a valid subnet mask."),
     ("10.0.0.0 0.255.255.255", "That is not a valid subnet mask."),
     ("10.0.0.0/33", "A prefix length must be from 0 to 32."),

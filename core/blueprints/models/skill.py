@@ -418,10 +418,12 @@ class Teaching(Strict):
 
     @property
     def concept(self) -> str:
-        if self.key_concept:
-            return self.key_concept.strip()
-        first = re.split(r"(?<=[.!?])\s+(?=[A-Z$(])", self.text.strip(), maxsplit=1)[0]
-        return first.strip()
+        return self.key_concept.strip() if self.key_concept else first_sentence(self.text)
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a teaching text (a full stop inside $...$ maths or a number does not end it)."""
+    return re.split(r"(?<=[.!?])\s+(?=[A-Z$(])", text.strip(), maxsplit=1)[0].strip()
 
 
 class SkillBlueprint(Strict):
