@@ -56,7 +56,8 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networkin
                 "--disable-sync", "--no-first-run", "--disable-renderer-backgrounding",
                 "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows"]
 NO_OP_APP = 'import streamlit as st\nst.button("Again", key="again")\nst.write("ready")\n'
-FEEDBACK = re.compile(r"^(Right!|Not quite)")
+# The marker's verdict after Check answer: a success alert when right, a warning when not.
+FEEDBACK = "[data-testid='stAlertContentSuccess'], [data-testid='stAlertContentWarning']"
 # Timing one action in the page: from just before the click to the end of the script runs it started. Every
 # change of the page's script state after the click is a run (a quick run may be over before the observer looks).
 ARM = """() => {
@@ -220,7 +221,7 @@ def answer_question(rec: Recorder) -> None:
     """Answer the question on screen (first option, or 7 typed) and check it; the check is timed."""
     page = rec.page
     main = main_area(page)
-    feedback = main.locator("[data-testid='stAlert']").filter(has_text=FEEDBACK)
+    feedback = main.locator(FEEDBACK)
     form = main.locator("[data-testid='stForm']")
     if form.count() and form.get_by_role("radiogroup").count():
         form.locator("label:has(input[type='radio'])").first.click()

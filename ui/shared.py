@@ -264,6 +264,11 @@ _SPACED_MATHS = re.compile(r"\$\s*([^$\n]+?)\s*\$")
 _MEDIA_REF = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 
 
+def maths(text: str) -> str:
+    """Markdown whose maths between $...$ Streamlit renders (for an alert or a caption): "$ x $" closed up."""
+    return _SPACED_MATHS.sub(r"$\1$", str(text))
+
+
 def stem(text: str, media: Optional[list] = None) -> None:
     """A question's text; maths between $...$ is rendered by Streamlit's markdown.
 

@@ -9,10 +9,11 @@ from core.llm import reach
 from ui import shared
 
 
-def remediation(rem: dict, try_this: bool = True) -> None:
-    """Core's what went wrong / key concept / try this, then the tutor's fuller version when there is one."""
+def remediation(rem: dict, try_this: bool = True, shown: str | None = None) -> None:
+    """Core's what went wrong / key concept / try this, then the tutor's fuller version when there is one
+    (what went wrong is left out when it only repeats the marker's words, ``shown``, already on screen)."""
     with st.container(border=True):
-        if rem.get("what_went_wrong"):
+        if rem.get("what_went_wrong") and rem["what_went_wrong"] != shown:
             shared.stem(f"**What went wrong:** {rem['what_went_wrong']}")
         if rem.get("key_concept"):
             shared.stem(f"**Key concept:** {rem['key_concept']}")

@@ -81,8 +81,8 @@ def test_student_practises_and_sits_a_mock_exam(tmp_path: Path):
                     expect(page.get_by_text("Your answer was read as:")).to_be_visible()
                     shot(page, f"2_practice_preview_{n}")
                 page.get_by_role("button", name="Check answer").click()
-                feedback = page.locator("[data-testid='stAlert']", has_text="Right!").or_(
-                    page.locator("[data-testid='stAlert']", has_text="Not quite"))
+                feedback = page.locator("[data-testid='stAlertContentSuccess'], "
+                                        "[data-testid='stAlertContentWarning']")
                 expect(feedback.first).to_be_visible()
                 expect(page.get_by_text("Correct answer:")).to_be_visible()
                 settle(page)
