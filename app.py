@@ -19,6 +19,7 @@ TEACHER = {
 STUDENT = {
     "Learn": [("pages/student_practice.py", "Practice", "🎯"),
               ("pages/student_exam.py", "Mock exam", "📝"),
+              ("pages/student_chat.py", "Tutor", "💬"),
               ("pages/student_progress.py", "My progress", "📈")],
     "Account": [SIGN_OUT],
 }

@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 from core.blueprints.library import Library
 from core.flows.base import Context, Flow, Runner
+from core.flows.chat import ChatFlow
 from core.flows.evaluation import EvaluationFlow
 from core.flows.exam import ExamFlow
 from core.flows.lesson import LessonFlow
@@ -19,6 +20,7 @@ FLOWS: dict[str, type[Flow]] = {
     EvaluationFlow.kind: EvaluationFlow,
     LessonFlow.kind: LessonFlow,
     SurveyFlow.kind: SurveyFlow,
+    ChatFlow.kind: ChatFlow,
 }
 
 

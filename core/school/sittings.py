@@ -11,7 +11,7 @@ from core.store import gradebook as gradebook_store
 from core.store import progress as progress_store
 
 KIND_LABELS = {"practice": "Rapid-fire practice", "lesson": "Lesson", "exam": "Mock exam",
-               "survey": "Exit ticket", "evaluation": "Evaluation"}
+               "survey": "Exit ticket", "evaluation": "Evaluation", "chat": "Tutor conversation"}
 
 STATUS_LABELS = {"active": "In progress", "completed": "Finished", "abandoned": "Stopped", "expired": "Timed out"}
 

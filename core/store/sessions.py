@@ -74,6 +74,30 @@ def list_sessions(store: Store, student: Optional[str] = None, kind: Optional[st
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
+def sessions_by_activity(store: Store, student: str, kind: str, event_type: str, limit: int = 50) -> list[dict]:
+    """A student's sessions of one kind, the most recently active first, each with its config, its last event's
+    time (``last_at``), the payload of its first event of ``event_type`` (``first``, None when there is none)
+    and how many such events it has (``count``): a list of conversations, titled by their first message."""
+    cur = store.cursor().execute("""
+        SELECT s.id, s.status, s.config, s.created_at,
+               (SELECT max(e.created_at) FROM events e WHERE e.session_id = s.id) AS last_at,
+               (SELECT e.payload FROM events e WHERE e.session_id = s.id AND e.type = ?
+                ORDER BY e.seq LIMIT 1) AS first_payload,
+               (SELECT count(*) FROM events e WHERE e.session_id = s.id AND e.type = ?) AS n_events
+        FROM sessions s WHERE s.student = ? AND s.kind = ?
+        ORDER BY coalesce((SELECT max(e.created_at) FROM events e WHERE e.session_id = s.id), s.created_at) DESC,
+                 s.id DESC
+        LIMIT ?""", [event_type, event_type, student, kind, limit])
+    names = [d[0] for d in cur.description]
+    rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    for row in rows:
+        row["config"] = json.loads(row["config"]) if row["config"] else {}
+        first = row.pop("first_payload")
+        row["first"] = json.loads(first) if first else None
+        row["count"] = int(row.pop("n_events"))
+    return rows
+
+
 def load_events(store: Store, session_id: str, after_seq: int = 0) -> list[dict]:
     rows = store.cursor().execute(
         "SELECT seq, type, payload, created_at FROM events WHERE session_id = ? AND seq > ? ORDER BY seq",
