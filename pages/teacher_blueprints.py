@@ -4,6 +4,8 @@ Validating, previewing and saving exercise every difficulty level, which can tak
 demanding constraints: they run as background jobs in worker processes, so other users' pages stay quick. The
 editor and the preview beside it are one fragment: typing and pressing the editor's buttons rerun only them.
 """
+import hashlib
+
 import pandas as pd
 import plotly.express as px
 import streamlit as st
@@ -26,13 +28,14 @@ SLOW = ("Its constraints are probably too hard to meet: widen the parameter rang
         "then validate again.")
 
 
-def _fingerprint(library) -> tuple:
-    return (id(library), tuple((lb.kind, lb.id, lb.version, lb.file) for lb in library.all_loaded()),
-            tuple(sorted(library.report.files)))
+def _fingerprint(library) -> str:
+    # A short digest: Streamlit hashes a cache key's every element on each run, and the library's list is long.
+    return hashlib.sha1(repr((id(library), [(lb.kind, lb.id, lb.version, lb.file) for lb in library.all_loaded()],
+                              sorted(library.report.files))).encode()).hexdigest()
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _tree(fingerprint: tuple, _library) -> tuple[pd.DataFrame, list[dict], dict]:
+@st.cache_resource(max_entries=8, show_spinner=False)   # read only: no copy per run, as cache_data would make
+def _tree(fingerprint: str, _library) -> tuple[pd.DataFrame, list[dict], dict]:
     """The library tree, its broken files and the "Open" list's labels (worked out again only when it changes)."""
     tree = pd.DataFrame(authoring.library_tree(_library), columns=["kind", "domain", "subdomain", "topic", "id",
                                                                   "title", "version", "course", "file", "key"])

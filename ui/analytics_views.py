@@ -11,7 +11,9 @@ with the words of ``core.analytics.explain`` beside it.
 """
 from __future__ import annotations
 
+import collections
 import datetime as dt
+import hashlib
 import logging
 import threading
 import time
@@ -207,6 +209,35 @@ def chart(fig: go.Figure, key: str) -> None:
     st.plotly_chart(fig, width="stretch", key=key)
 
 
+_FIGURES: "collections.OrderedDict[tuple, go.Figure]" = collections.OrderedDict()
+_FIGURES_LOCK = threading.Lock()
+MAX_FIGURES = 64
+
+
+def _frame_key(frame: Any) -> Any:
+    if not isinstance(frame, pd.DataFrame):
+        return repr(frame)
+    digest = hashlib.sha1(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    digest.update(repr((list(frame.columns), frame.shape)).encode())
+    return digest.hexdigest()
+
+
+def figure(build: Any, *frames: Any) -> go.Figure:
+    """``build(*frames)``, built once for the same data: plotly checks every property as a figure is built,
+    a quarter of a second for the heatmap, so each rerun of the page would pay it again (read only after)."""
+    key = (build.__name__, *(_frame_key(f) for f in frames))
+    with _FIGURES_LOCK:
+        if key in _FIGURES:
+            _FIGURES.move_to_end(key)
+            return _FIGURES[key]
+    fig = build(*frames)
+    with _FIGURES_LOCK:
+        _FIGURES[key] = fig
+        while len(_FIGURES) > MAX_FIGURES:
+            _FIGURES.popitem(last=False)
+    return fig
+
+
 def _laid_out(fig: go.Figure, height: int) -> go.Figure:
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return fig
@@ -342,7 +373,7 @@ def show_activity(activity: pd.DataFrame) -> None:
     if activity.empty:
         st.caption("No answers yet.")
         return
-    chart(activity_figure(activity), "activity")
+    chart(figure(activity_figure, activity), "activity")
     st.caption(explain.METRIC_HELP["activity"])
 
 
@@ -350,7 +381,7 @@ def show_abilities(abilities: pd.DataFrame) -> None:
     if abilities.empty:
         st.caption("No abilities yet: students need to answer some questions.")
         return
-    chart(abilities_figure(abilities), "ability_hist")
+    chart(figure(abilities_figure, abilities), "ability_hist")
     note = readable.abilities(abilities).note
     if note:
         st.warning(note, icon=":material/info:")
@@ -362,7 +393,7 @@ def show_heatmap(matrix: pd.DataFrame, answers: pd.DataFrame) -> None:
     if matrix.empty:
         st.caption("No mastery scores yet.")
         return
-    chart(heatmap_figure(matrix, answers), "heatmap")
+    chart(figure(heatmap_figure, matrix, answers), "heatmap")
     counts = answers.reindex(index=matrix.index, columns=matrix.columns).fillna(0) if not answers.empty else None
     scored = matrix.notna().to_numpy()
     thin = int((scored & (counts.to_numpy() < evidence.FEW_ANSWERS_MASTERY)).sum()) if counts is not None else 0
@@ -385,12 +416,12 @@ def show_student(report: dict, ability: pd.DataFrame) -> None:
     if history.empty:
         st.caption("This student has not answered anything yet.")
         return
-    chart(running_accuracy_figure(history), "running_accuracy")
+    chart(figure(running_accuracy_figure, history), "running_accuracy")
     mh = report["mastery_history"]
     if mh.empty:
         st.caption("No practice answers yet, so no mastery over time to show.")
         return
-    chart(mastery_history_figure(mh), "mastery_over_time")
+    chart(figure(mastery_history_figure, mh), "mastery_over_time")
     many = mh["skill_name"].nunique() > MASTERY_LINES
     st.caption((f"The {MASTERY_LINES} skills with the lowest mastery now; every skill is in the table below. "
                 if many else "") + explain.term("mastery").short)
@@ -400,14 +431,14 @@ def show_declared_vs_measured(order: pd.DataFrame) -> None:
     if order.empty:
         st.caption("Calibrate by family (or auto) to compare declared with measured difficulty.")
         return
-    chart(declared_measured_figure(order), "declared_measured")
+    chart(figure(declared_measured_figure, order), "declared_measured")
     st.caption("Each dot is a blueprint level; on the dotted line it measures as hard as declared. "
                + explain.term("difficulty").short)
     explained("difficulty", "logits", "interval", label="What is measured difficulty?")
 
 
 def show_icc(curves: pd.DataFrame) -> None:
-    chart(icc_figure(curves), "icc")
+    chart(figure(icc_figure, curves), "icc")
     st.caption(explain.term("characteristic curve").short)
 
 
@@ -415,11 +446,11 @@ def show_wright(abilities: pd.DataFrame, units: pd.DataFrame) -> None:
     if abilities.empty:
         st.caption("Run a calibration to see students and questions on one scale.")
         return
-    chart(wright_figure(abilities, units), "wright")
+    chart(figure(wright_figure, abilities, units), "wright")
     st.caption(explain.term("wright map").short + " " + explain.term("wright map").todo)
 
 
 def show_grades(grades: pd.DataFrame, sections: pd.DataFrame) -> None:
-    chart(grades_figure(grades), "grades")
+    chart(figure(grades_figure, grades), "grades")
     if not sections.empty:
-        chart(sections_figure(sections), "sections")
+        chart(figure(sections_figure, sections), "sections")

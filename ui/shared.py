@@ -22,7 +22,7 @@ from core.llm.assist import Assistant
 from core.school.auth import Client, teacher_passcode
 from core.flows.base import Runner
 from core.flows.registry import make_runner
-from core.items.sampler import GenerationError
+from core.jobs import warming
 from core.llm import LLMClient, LLMSettings, LLMStatus, llm_status, settings_fingerprint
 from core.marking import right_options, warm_up
 from core.store import Store, StoreError, default_db_path, repo
@@ -67,13 +67,7 @@ def _warm_up() -> None:
     done = None
     while _warming["library"] is not done:
         library = _warming["library"]
-        for skill_id, generator in sorted(library.generators.items()):
-            if _warming["library"] is not library:
-                break   # a newer library came: warm that one instead
-            try:
-                generator.warm_up()
-            except GenerationError as exc:   # said again, to whoever uses this level, when it is used
-                _log.warning("Preparing %s for generating questions failed: %s", skill_id, exc)
+        warming.warm_library(library)     # in a worker process: the app's page runs keep the interpreter
         done = library
 
 
@@ -123,6 +117,21 @@ def keep_long_lived() -> None:
         _frozen_at = loaded
         gc.collect()     # what is garbage now is not frozen
         gc.freeze()
+
+
+# What the theme (.streamlit/config.toml) cannot set. Streamlit draws the label of a disabled widget in the text
+# colour at 40% opacity (2.6:1 on white); an inactive control is exempt from WCAG's contrast rule, but its label
+# still says what the control holds (the tutor's course while the tutor is off), so it is drawn as readable as a
+# caption: 5.8:1 on white, 5.3:1 on the grey background.
+_STYLE = """<style>
+label[data-testid="stWidgetLabel"][disabled] { color: #5f676c; }
+</style>"""
+
+
+def styles() -> None:
+    """The workbench's few style rules, put on the page once per run: by ``require`` on every signed-in page,
+    and by the sign-in page (a block of style rules alone takes no space on the page)."""
+    st.html(_STYLE)
 
 
 def workbench() -> Workbench:
@@ -207,6 +216,7 @@ def require(role: str) -> dict:
     """The signed-in user of this role; any other visitor is stopped (navigation hides the page too)."""
     from ui.signed_in import through_app
     through_app()  # a page's file started without app.py (the first visit after the server starts)
+    styles()
     who = user()
     if not who or who.get("role") != role:
         st.error("This page is not available to you. Sign in with the right account.")

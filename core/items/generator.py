@@ -547,6 +547,25 @@ class SkillGenerator:
                 for component in self.sampler(level).components:
                     component.prepare()
 
+    def sampling_state(self) -> dict:
+        """Each level's one-off sampling work (``warm_up``) as plain data: its pruned parameter domains and its
+        components' states, for another process of the same blueprint to ``install_sampling_state``."""
+        return {level: {"pruned": sampler.pruned, "components": [c.state() for c in sampler.components]}
+                for level, sampler in self._samplers.items()}
+
+    def install_sampling_state(self, state: dict) -> int:
+        """Take over sampling work done by another process for this same blueprint; the components taken."""
+        taken = 0
+        for level, done in state.items():
+            if level not in self.cs.levels:
+                continue
+            if level not in self._samplers:
+                self._samplers[level] = LevelSampler(self.cs, level, pruned=done.get("pruned"))
+            sampler = self._samplers[level]
+            if len(sampler.components) == len(done["components"]):
+                taken += sum(c.install(s) for c, s in zip(sampler.components, done["components"]))
+        return taken
+
     def variants(self, level: str) -> dict:
         with self._budget(level):
             sampler = self.sampler(level)

@@ -99,6 +99,25 @@ class Component:
                 f"{exc.message} in '{exc.expression}'") from None
         return True
 
+    def state(self) -> Optional[dict]:
+        """The one-off sampling work done so far (None before ``prepare``), as plain data another process of the
+        same blueprint can ``install`` instead of doing it again."""
+        if self.mode is None:
+            return None
+        return {"params": list(self.params), "mode": self.mode, "valid": self.valid, "found": self.found,
+                "pivots": list(self.pivots), "rate": self.rate}
+
+    def install(self, state: Optional[dict]) -> bool:
+        """Take over ``state`` (from ``state()`` of the same component elsewhere); False when it does not fit."""
+        if state is None or self.mode is not None or state.get("params") != list(self.params):
+            return False
+        self.valid = [tuple(v) for v in state["valid"]] if state.get("valid") is not None else None
+        self.found = state.get("found")
+        self.pivots = list(state.get("pivots") or [])
+        self.rate = state.get("rate", 1.0)
+        self.mode = state["mode"]     # last: a component with a mode is ready
+        return True
+
     def formulas_per_check(self) -> int:
         return len(self.computed) + len(self.constraints) + int(self.needs_answer)
 
@@ -220,12 +239,14 @@ class Component:
 class LevelSampler:
     """Draws parameter values that satisfy one difficulty level's constraints."""
 
-    def __init__(self, cs: CompiledSkill, level: str):
+    def __init__(self, cs: CompiledSkill, level: str, pruned: Optional[dict[str, list]] = None):
         if level not in cs.constraints:
             raise GenerationError(
                 f"{cs.skill_id} has no difficulty level '{level}'; levels: {', '.join(cs.levels)}")
         self.cs = cs
         self.level = level
+        self._given = pruned or {}      # domains pruned by another process for this same level
+        self.pruned: dict[str, list] = {}
         try:
             self._build()
         except TimeBudgetExceeded as exc:
@@ -245,8 +266,12 @@ class LevelSampler:
             params, _ = cs.computed_closure(entry[1].names)
             if len(params) == 1 and len(self.domains[next(iter(params))]) <= PRUNE_LIMIT:
                 p = next(iter(params))
-                probe = Component(cs, level, [p], [entry], self.domains)
-                self.domains[p] = [v for v in self.domains[p] if probe.check({p: v})]
+                if p in self._given:    # every single-parameter constraint on p already applied there
+                    self.domains[p] = list(self._given[p])
+                else:
+                    probe = Component(cs, level, [p], [entry], self.domains)
+                    self.domains[p] = [v for v in self.domains[p] if probe.check({p: v})]
+                self.pruned[p] = self.domains[p]
                 if not self.domains[p] and self.emptied is None:
                     self.emptied = (p, entry[1])
             else:

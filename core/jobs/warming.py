@@ -1,0 +1,93 @@
+"""Each skill level's one-off sampling work, done in a worker process when the server opens its library.
+
+Listing the parameter values a level's constraints allow takes seconds of CPU for the whole library. Done in a
+thread of the app it would hold the interpreter lock against every page run for as long (the first minute of a
+lesson, every click slowed); done in a worker process, at a lower priority, it runs on another core, and the
+app only takes over the results (``SkillGenerator.install_sampling_state``), a tenth of a second. The worker
+compiles the same blueprints, so its results are checked against each skill's compiled hash before use.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import logging
+import multiprocessing
+import os
+from typing import Any, Optional
+
+from core.blueprints.compiler import compile_skill
+from core.blueprints.loader import BlueprintError, LoadedBlueprint, NodeIndex
+from core.items.generator import SkillGenerator
+from core.items.sampler import GenerationError
+
+_log = logging.getLogger(__name__)
+WORKER_NICENESS = 10
+TIME_LIMIT_S = 300.0        # for one part
+CHUNK = 8
+
+
+def sampling_states(skills: list[LoadedBlueprint]) -> dict[str, tuple[str, Optional[dict], Optional[str]]]:
+    """Worker side: {skill id: (compiled hash, sampling state or None, why it failed or None)}."""
+    if multiprocessing.parent_process() is not None:   # a worker: yield the CPU to the app's page runs
+        try:
+            os.nice(WORKER_NICENESS)
+        except OSError:
+            pass
+    out: dict[str, tuple[str, Optional[dict], Optional[str]]] = {}
+    for loaded in skills:
+        try:
+            gen = SkillGenerator(compile_skill(loaded.model, loaded))
+        except BlueprintError as exc:
+            out[loaded.id] = ("", None, str(exc))
+            continue
+        try:
+            gen.warm_up()
+            out[loaded.id] = (gen.cs.hash, gen.sampling_state(), None)
+        except GenerationError as exc:   # said again, to whoever uses this level, when it is used
+            out[loaded.id] = (gen.cs.hash, gen.sampling_state(), str(exc))
+    return out
+
+
+def install(library: Any, states: dict) -> int:
+    """Take over the worker's results for the skills whose compiled form is the same; the components taken."""
+    taken = 0
+    for skill_id, (digest, state, problem) in states.items():
+        gen = library.generators.get(skill_id)
+        if problem:
+            _log.warning("Preparing %s for generating questions failed: %s", skill_id, problem)
+        if gen is None or state is None or gen.cs.hash != digest:
+            continue
+        taken += gen.install_sampling_state(state)
+    return taken
+
+
+def _slim(loaded: LoadedBlueprint) -> LoadedBlueprint:
+    return dataclasses.replace(loaded, text="", index=NodeIndex(None))
+
+
+def warm_library(library: Any) -> int:
+    """Prepare every skill level of ``library`` in a worker process and install the results here.
+
+    Falls back to doing the work in this thread when no worker process can be started. Returns the
+    components prepared.
+    """
+    skills = [_slim(loaded) for _, loaded in sorted(library.skills.items()) if loaded.id in library.generators]
+    taken = 0
+    try:
+        context = multiprocessing.get_context("forkserver")
+        with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+            # In parts, each installed as it arrives: the first skills are ready in seconds, not at the end.
+            for start in range(0, len(skills), CHUNK):
+                states = pool.submit(sampling_states, skills[start:start + CHUNK]).result(timeout=TIME_LIMIT_S)
+                taken += install(library, states)
+        return taken
+    except (OSError, ValueError, RuntimeError, concurrent.futures.TimeoutError,
+            concurrent.futures.process.BrokenProcessPool) as exc:
+        _log.warning("Preparing question generation in a worker process failed (%s); doing it here instead", exc)
+        for _, gen in sorted(library.generators.items()):
+            try:
+                gen.warm_up()
+            except GenerationError as exc2:
+                _log.warning("Preparing %s for generating questions failed: %s", gen.bp.skill_id, exc2)
+            taken += 1
+        return taken
