@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.exams import gradebook
+from core.exams.typeset import minutes_text
 from core.school import assignments, courses, sittings
 from core.flows.base import FlowError
 from ui import exam_answers, flash, shared
@@ -51,7 +52,8 @@ def countdown(seconds: int | None) -> None:
     """
     if seconds is None:
         return
-    st.iframe(f"""
+    st.iframe(f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Time left in the exam</title></head><body>
 <div id="clock" role="timer" aria-live="off"
      style="font-family: 'Source Sans Pro', sans-serif; font-size: 1.3rem; font-weight: 600; color: #31333f;"></div>
 <script>
@@ -71,7 +73,8 @@ def countdown(seconds: int | None) -> None:
   }}
   const timer = setInterval(tick, 1000);
   tick();
-</script>""", height=40, alt="Time left in the exam")
+</script></body></html>""", height=40, alt="Time left in the exam",
+              tab_index=-1)   # a clock to read, not a control: no stop for the Tab key
 
 
 def box_key(sid: str, item_id: str) -> str:
@@ -125,8 +128,8 @@ def show_choice() -> None:
     for a in open_now:
         with st.container(border=True):
             st.markdown(f"**{a['title']}**")
-            limit = f" · time limit {a['time_limit_minutes']:g} minutes" if a.get("time_limit_minutes") else ""
-            extra = f" (+{a['extra_minutes']:g} minutes extra time for you)" if a.get("extra_minutes") else ""
+            limit = f" · time limit {minutes_text(a['time_limit_minutes'])}" if a.get("time_limit_minutes") else ""
+            extra = f" (+{minutes_text(a['extra_minutes'])} extra time for you)" if a.get("extra_minutes") else ""
             allowed = a["attempts_allowed"]
             attempts = (f" · {a['attempts_left']} of {allowed} attempts left" if allowed > 1
                         else " · one attempt")
@@ -224,12 +227,11 @@ def show_sitting(view: dict) -> None:
     saved = view["answers"]
     st.title(f"{exam['subject']} {exam['level']}: mock exam")
     countdown(view.get("time_remaining_seconds"))
-    extra = f" + {view['extra_minutes']:g} minutes extra time" if view.get("extra_minutes") else ""
+    extra = f" + {minutes_text(view['extra_minutes'])} extra time" if view.get("extra_minutes") else ""
     st.caption(f"{exam['question_count']} questions · {exam['total_marks']} marks · "
-               f"{exam['time_allowed_minutes']:g} minutes{extra}. The clock keeps running if you leave this page.")
+               f"{minutes_text(exam['time_allowed_minutes'])}{extra}. The clock keeps running if you leave this page.")
     with st.expander("Instructions"):
-        for line in exam["instructions"]:
-            st.markdown(f"- {line}")
+        st.markdown("\n".join(f"- {line}" for line in exam["instructions"]))   # one list, not one per line
     questions = []
     for section in exam["sections"]:
         st.header(section["section"])
@@ -337,6 +339,9 @@ def show_results(view: dict) -> None:
             text.stem(f"**Correct answer:** {q['correct_answer']}")
             if q.get("feedback"):
                 text.stem(f"**Feedback:** {q['feedback']}")
+            if gradebook.marked_by_note(q):
+                text.flush()
+                st.caption(plain(gradebook.marked_by_note(q)))
             if gradebook.override_note(q):
                 text.flush()
                 st.info(gradebook.override_note(q), icon="✏️")
@@ -402,6 +407,45 @@ def show_held(view: dict) -> None:
 # An assigned evaluation (from an assessment blueprint): one question at a time
 
 
+def item_countdown(seconds: int) -> None:
+    """The seconds left on a question with its own time limit, ticking in the browser; the server decides."""
+    st.iframe(f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Time left for this question</title></head><body>
+<div id="item-clock" role="timer" aria-live="off"
+     style="font-family: 'Source Sans Pro', sans-serif; font-size: 1.1rem; font-weight: 600; color: #31333f;"></div>
+<script>
+  const end = Date.now() + {int(seconds)} * 1000;
+  const el = document.getElementById("item-clock");
+  function tick() {{
+    const s = Math.max(0, Math.round((end - Date.now()) / 1000));
+    if (s <= 0) {{
+      el.textContent = "⏰ Time's up for this question: an answer now counts as wrong.";
+      el.style.color = "#d33";
+      clearInterval(timer);
+      return;
+    }}
+    el.textContent = "⏱ Time left for this question: " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+    if (s <= 10) el.style.color = "#d33";
+  }}
+  const timer = setInterval(tick, 1000);
+  tick();
+</script></body></html>""", height=40, alt="Time left for this question",
+              tab_index=-1)   # a clock to read, not a control: no stop for the Tab key
+
+
+def answer_evaluation(sid: str, item_id: str, answer) -> None:
+    """Save an answer, then the page again: an answer after the question's time limit is kept but counts as
+    wrong, and the next run says so."""
+    try:
+        view = runner.command(sid, "answer", item_id=item_id, answer=answer)
+    except FlowError as exc:
+        exam_answers.refused(sid, exc, FLASH)
+    else:
+        if view.get("time_up"):
+            flash.later(FLASH, view["time_up"], "info")
+    st.rerun()
+
+
 def show_evaluation(view: dict) -> None:
     sid = view["session_id"]
     st.title(view["title"] or "Evaluation")
@@ -420,6 +464,8 @@ def show_evaluation(view: dict) -> None:
                 shared.stem(r["stem"])
                 st.markdown(f"**Your answer:** {plain(r['answer']) if r['answer'] is not None else '(no answer)'}")
                 shared.stem(f"**Correct answer:** {r['correct_answer']}")
+                if gradebook.marked_by_note(r):
+                    st.caption(plain(gradebook.marked_by_note(r)))
                 if gradebook.override_note(r):
                     st.info(gradebook.override_note(r), icon="✏️")
                 if r.get("explanation"):
@@ -435,12 +481,14 @@ def show_evaluation(view: dict) -> None:
     st.caption(f"{q['section_title']} · question {q['number']} of {q['total']}")
     shared.stem(q["stem"])
     shared.figure(q)
+    if view.get("item_time_left_seconds") is not None:
+        item_countdown(view["item_time_left_seconds"])
     go, answer = answer_box(q, f"ev_{sid}_{q['id']}", "Save and continue", default=view.get("your_answer"))
     if go:
         if answer is None or not str(answer).strip():
             st.warning("Type an answer or choose an option first.")
         else:
-            sitting_command(sid, "answer", item_id=q["id"], answer=answer)
+            answer_evaluation(sid, q["id"], answer)
     cols = st.columns(3)
     if view.get("can_skip") and cols[0].button("Skip for now"):
         sitting_command(sid, "skip", item_id=q["id"])

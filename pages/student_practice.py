@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.school import courses, progress, sittings
+from core.school import courses, sittings, written_answers
 from core.flows.base import FlowError
-from ui import flash, shared, tutor
+from ui import flash, lesson, shared, tutor
 from ui.answer import read_as_line
 from ui.steps import answer_box, is_blank, show_steps
 
@@ -91,6 +91,32 @@ def show_stats(stats: dict) -> None:
     cols[3].metric("Best streak", stats["best_streak"])
 
 
+def item_clock(seconds: int, limit: int | None) -> None:
+    """The seconds left on a timed question, ticking in the browser; the server decides what counts in time."""
+    st.iframe(f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Time left for this question</title></head><body>
+<div id="clock" role="timer" aria-live="off"
+     style="font-family: 'Source Sans Pro', sans-serif; font-size: 1.1rem; font-weight: 600; color: #31333f;"></div>
+<script>
+  const end = Date.now() + {int(seconds)} * 1000;
+  const el = document.getElementById("clock");
+  function tick() {{
+    const s = Math.max(0, Math.round((end - Date.now()) / 1000));
+    if (s <= 0) {{
+      el.textContent = "⏰ Time's up for this one: you can still answer, but it will count as wrong.";
+      el.style.color = "#d33";
+      clearInterval(timer);
+      return;
+    }}
+    el.textContent = "⏱ Time left for this question: " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+    if (s <= 10) el.style.color = "#d33";
+  }}
+  const timer = setInterval(tick, 1000);
+  tick();
+</script></body></html>""", height=40, alt=f"Time left for this question ({limit or seconds} seconds in all)",
+              tab_index=-1)   # a clock to read, not a control: no stop for the Tab key
+
+
 def finish_practice(view: dict) -> None:
     if not run(view["session_id"], "stop"):
         return
@@ -116,6 +142,8 @@ def show_practice(view: dict) -> None:
         shared.stem(q["stem"], shared.media_of(q))
         shared.figure(q)
         st.caption(f"{q['marks']} mark{'s' if q['marks'] != 1 else ''}")
+        if view.get("time_left_seconds") is not None:
+            item_clock(view["time_left_seconds"], q.get("time_limit_seconds"))
         if view.get("rationale"):
             with st.expander("Why this question?"):
                 st.caption(view["rationale"].get("reason", ""))
@@ -136,9 +164,11 @@ def show_practice(view: dict) -> None:
         rem = fb.get("remediation") or {}
         said = fb.get("feedback") or ""
         if fb["correct"]:
-            st.success(f"Right! {said}".strip())
-        else:   # the marker's words, unless "What went wrong" below says the same
-            st.warning(f"Not quite. {said if said != rem.get('what_went_wrong') else ''}".strip())
+            st.success(said or "That's right.")
+        else:
+            st.warning(said or "That's not the right answer.")
+        if fb.get("note"):   # a very quick wrong answer: take your time
+            st.info(fb["note"], icon="⏳")
         with st.container(border=True):
             shared.stem(fb["question"])
             st.markdown(f"**Your answer:** {plain(fb['answer'])}")
@@ -148,8 +178,11 @@ def show_practice(view: dict) -> None:
             if fb.get("explanation"):
                 shared.stem(f"**Explanation:** {fb['explanation']}")
         tutor.judged(fb)
+        teacher_said = written_answers.note_for(wb.store, sid, fb["item_id"])
+        if teacher_said:
+            st.info(plain(teacher_said), icon="✏️")
         if not fb["correct"] and rem:
-            tutor.remediation(rem)
+            tutor.remediation(rem, shown=said)
         tutor.ask(sid, view, run)
         cols = st.columns(3)
         if cols[0].button("Next question", type="primary"):
@@ -174,100 +207,13 @@ def show_practice(view: dict) -> None:
 # Lesson
 
 
-def show_summary(summary: dict) -> None:
-    st.subheader("How the lesson went")
-    cols = st.columns(4)
-    cols[0].metric("Accuracy", f"{round(100 * summary['overall_accuracy'])}%")
-    cols[1].metric("Cards right", f"{summary['cards_correct']} / {summary['cards_total']}")
-    cols[2].metric("Attempts per card", summary["average_attempts_per_card"])
-    cols[3].metric("Time", f"{round(summary['time_spent_seconds'] / 60, 1)} min")
-    if summary["cards_skipped"]:
-        st.caption(f"{summary['cards_skipped']} card(s) skipped.")
-    if summary["strong_skills"]:
-        st.markdown("**Strong:** " + ", ".join(progress.skill_names(wb.library, summary["strong_skills"])))
-    if summary["weak_skills"]:
-        st.markdown("**To work on:** " + ", ".join(progress.skill_names(wb.library, summary["weak_skills"])))
-    if summary["retry_recommended"]:
-        st.info("Try this lesson again: fewer than 7 cards in 10 were right.")
-    else:
-        st.success("Well done: you can move on to something new.")
-    updates = summary.get("mastery_updates") or []
-    if updates:
-        st.dataframe([{"Skill": u["skill_name"], "Before": f"{round(100 * u['previous_score'])}%",
-                       "After": f"{round(100 * u['new_score'])}%"} for u in updates], hide_index=True)
+def end_lesson() -> None:
+    forget(SID)
+    st.rerun()
 
 
 def show_lesson(view: dict) -> None:
-    sid = view["session_id"]
-    prog = view["progress"]
-    outcome = courses.outcome_label(wb.library, view["subject"], view["level"], view["outcome"]) \
-        if view["subject"] else "chosen skills"
-    st.caption(f"{view['subject'] or ''} {view['level'] or ''} · {outcome} · lesson")
-    st.progress(prog["completed"] / prog["total"] if prog["total"] else 0.0,
-                text=f"Card {prog['card']} of {prog['total']} · {prog['correct']} right so far")
-    card = view.get("card")
-    stage = view["stage"]
-    if card:
-        st.subheader(card["title"])
-        st.markdown(card["teaching"]["text"])
-        example = card["teaching"].get("example")
-        if example:
-            with st.expander("Worked example", expanded=stage == "question" and card["attempts_used"] == 0):
-                shared.stem(example["stem"])
-                units = f" {example['units']}" if example.get("units") else ""
-                shared.stem(f"**Answer:** {example['answer']}{units}")
-                if example.get("explanation"):
-                    shared.stem(example["explanation"])
-        st.markdown("**Check your understanding**")
-        shared.stem(card["question"]["stem"], shared.media_of(card["question"]))
-        fb = view.get("feedback")
-        if stage in ("question", "retry"):
-            if fb:
-                st.warning(f"Not quite. {fb.get('feedback') or ''}".strip())
-                read_as_line(fb.get("reading"))
-                show_steps(fb.get("steps"))
-                if fb.get("hint"):
-                    st.info(f"**Hint:** {fb['hint']}")
-            st.caption(f"Attempts left: {card['attempts_remaining']} of {card['max_attempts']}")
-            submitted, answer = answer_box(card["question"], f"la_{sid}_{card['index']}_{card['attempts_used']}",
-                                           "Check answer")
-            if submitted:
-                if is_blank(answer):
-                    st.warning("Type an answer or choose an option first.")
-                elif run(sid, "answer", answer=answer, card_index=card["index"]):
-                    st.rerun()
-            left, right = st.columns(2)
-            if left.button("Skip this card"):
-                if run(sid, "skip", card_index=card["index"]):
-                    st.rerun()
-            if right.button("Stop the lesson"):
-                if run(sid, "stop"):
-                    st.rerun()
-        elif card["complete"]:
-            if fb:
-                if fb["correct"]:
-                    st.success(f"Right! {fb.get('feedback') or ''}".strip())
-                else:
-                    st.warning(f"Not this time. {fb.get('feedback') or ''}".strip())
-                read_as_line(fb.get("reading"))
-                show_steps(fb.get("steps"))
-            revealed = view.get("revealed")
-            if revealed:
-                with st.container(border=True):
-                    units = f" {revealed['units']}" if revealed.get("units") else ""
-                    shared.stem(f"**Answer:** {revealed['correct_answer']}{units}")
-                    if revealed.get("explanation"):
-                        shared.stem(f"**Explanation:** {revealed['explanation']}")
-                if revealed.get("remediation"):
-                    tutor.remediation(revealed["remediation"], try_this=False)
-            if stage != "ended" and st.button("Next card", type="primary"):
-                if run(sid, "next"):
-                    st.rerun()
-    if stage == "ended":
-        show_summary(view["summary"])
-        if st.button("Start something new", type="primary"):
-            forget(SID)
-            st.rerun()
+    lesson.show(view, wb.library, run, end_lesson)
 
 
 # ---------------------------------------------------------------------------

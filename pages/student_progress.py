@@ -1,10 +1,11 @@
-"""My progress: mastery per skill, strongest and weakest, recent sessions, and what to practise next."""
+"""My progress: how each outcome is going (ability in words), mastery per skill, strongest and weakest, recent
+sessions, and what to practise next."""
 from __future__ import annotations
 
 import plotly.express as px
 import streamlit as st
 
-from core.school import progress, sittings
+from core.school import progress, sittings, written_answers
 from core.analytics import reports
 from core.store.analytics_version import analytics_version
 from ui import shared
@@ -16,11 +17,33 @@ PRACTICE_PAGE = "pages/student_practice.py"
 
 
 @st.cache_data(max_entries=500, show_spinner=False)
-def figures(student: str, version: str) -> tuple[list[dict], object]:
-    """The student's mastery rows and mastery history, read again only when ``version`` (the store's
-    fingerprint: any new answer, mastery score or session changes it) does."""
-    return (progress.student_mastery(wb.store, wb.library, student),
-            reports.student_report(wb.store, wb.library, student)["mastery_history"])
+def figures(student: str, version: str) -> tuple[list[dict], object, list[dict]]:
+    """The student's mastery rows, mastery history (of the skills they have a mastery score on) and outcomes,
+    read again only when ``version`` (the store's fingerprint: any new answer, mastery score, ability or
+    session changes it) does."""
+    rows = progress.student_mastery(wb.store, wb.library, student)
+    history = reports.student_report(wb.store, wb.library, student)["mastery_history"]
+    if not history.empty:
+        history = history[history["skill_name"].isin({r["name"] for r in rows})]
+    return rows, history, progress.student_outcomes(wb.store, wb.library, student, rows)
+
+
+def show_outcome(o: dict) -> None:
+    """One outcome: the ability it is working at in words, what it rests on, and its skills rolled up."""
+    with st.container(border=True):
+        course = f" · {o['subject']} {o['level']}" if o["subject"] else ""
+        st.markdown(f"**{o['label']}**{course}")
+        words = o["words"]
+        if words:
+            st.markdown(f"Working at: **{words['working_at']}**: {words['range']}.",
+                        help="How likely you are to get a typical question on this outcome right, from every "
+                             f"answer so far (ability {words['theta']:+.2f} ± {words['se']:.2f} on the logit "
+                             "scale the teacher's analytics use).")
+            st.caption(words["evidence"] + (f" {words['few_note']}" if words["few"] else ""))
+        if o["skills"]:
+            names = ", ".join(f"{r['name']} ({r['percent']}%)" for r in o["skills"][:3])
+            more = f" and {len(o['skills']) - 3} more" if len(o["skills"]) > 3 else ""
+            st.caption(f"Skills: mastery {o['mastery_percent']}% on average; weakest first: {names}{more}.")
 
 
 @st.cache_resource(max_entries=200, show_spinner=False)
@@ -49,8 +72,8 @@ def history_chart(student: str, version: str, skills: tuple[str, ...]):
 
 st.title("My progress")
 version = f"{analytics_version(wb.store)}|{id(wb.library)}"
-rows, history = figures(student, version)
-if not rows:
+rows, history, outcomes = figures(student, version)
+if not rows and not outcomes:
     st.info("Nothing to show yet: answer a few questions on the Practice page and your skills will appear here.")
     if st.button("Go to Practice", type="primary"):
         st.switch_page(PRACTICE_PAGE)
@@ -66,22 +89,29 @@ else:
     else:
         st.markdown("Keep going with adaptive practice: it serves your weakest areas first.")
 
+    if outcomes:
+        st.subheader("How each outcome is going")
+        for o in outcomes:
+            show_outcome(o)
+
     strongest, weakest = progress.strongest_and_weakest(rows)
     cols = st.columns(2)
     with cols[0]:
         st.markdown("**Strongest**")
-        for r in strongest:
-            st.markdown(f"- {r['name']}: {r['percent']}% ({r['band']})")
+        if strongest:   # one list, not a list per skill: a screen reader says how many there are
+            st.markdown("\n".join(f"- {r['name']}: {r['percent']}% ({r['band']})" for r in strongest))
     with cols[1]:
         st.markdown("**Weakest**")
         if weakest:
-            for r in weakest:
-                st.markdown(f"- {r['name']}: {r['percent']}% ({r['band']})")
+            st.markdown("\n".join(f"- {r['name']}: {r['percent']}% ({r['band']})" for r in weakest))
         else:
             st.caption("Practise more skills to compare them.")
 
     st.subheader("Mastery by skill")
-    st.plotly_chart(mastery_chart(student, version), width="stretch")
+    if rows:
+        st.plotly_chart(mastery_chart(student, version), width="stretch")
+    else:
+        st.caption("The questions so far belong to no skill blueprint, so they show in each outcome above.")
     if not history.empty:
         st.subheader("Mastery over time")
         names = sorted(history["skill_name"].unique())
@@ -89,9 +119,10 @@ else:
         skills = st.multiselect("Skills", names, key="pr_skills",
                                 default=[r["name"] for r in weakest if r["name"] in names][:3] or names[:3])
         st.plotly_chart(history_chart(student, version, tuple(skills)), width="stretch", key="mastery_over_time")
-    st.dataframe([{"Skill": r["name"], "Course": f"{r['subject'] or ''} {r['level'] or ''}".strip(),
-                   "Outcome": r["outcome_id"] or "", "Mastery": f"{r['percent']}%", "Level": r["band"]}
-                  for r in rows], hide_index=True)
+    if rows:
+        st.dataframe([{"Skill": r["name"], "Course": f"{r['subject'] or ''} {r['level'] or ''}".strip(),
+                       "Outcome": r["outcome"] or r["outcome_id"] or "", "Mastery": f"{r['percent']}%",
+                       "Level": r["band"]} for r in rows], hide_index=True)
 
 st.subheader("Recent sessions")
 recent = sittings.recent_sessions(wb.store, student)   # not cached: results are released at a set time
@@ -99,3 +130,13 @@ if recent:
     st.dataframe(recent, hide_index=True)
 else:
     st.caption("No sessions yet. Start one on the Practice or Mock exam page.")
+
+marked = written_answers.for_student(wb.store, student)   # not cached: a teacher may mark one at any time
+if marked:
+    st.subheader("Written answers your teacher marked")
+    for m in marked:
+        with st.container(border=True):
+            shared.stem(m["question"])
+            st.markdown(f"**Your answer** ({m['where'].lower()}): {shared.plain(m['answer'])}")
+            st.caption(shared.plain(m["how_marked"]))
+            st.info(shared.plain(m["note"]), icon="✏️")

@@ -13,9 +13,10 @@ Two ways to score mastery from a student's answers on a skill, in time order:
   it needs a class's worth of answers per skill.
 
 Answers (``df``): one row per answer with ``student``, ``skill`` (for the
-app's own scores, the item's blueprint id, or its outcome id for items
-without one), ``correct`` (True/False or 1/0) and ``created_at`` (ties keep
-the rows' order). Replaying the rule over a student's practice answers
+app's own scores, the skill the item practises: ``core.items.skills.skill_for``;
+an item no skill fits moves only its outcome's ability, never a mastery
+score), ``correct`` (True/False or 1/0) and ``created_at`` (ties keep the
+rows' order). Replaying the rule over a student's practice answers
 reproduces the scores the app stored; lessons also update the stored score
 when a card is finished (by their own retry rules, sometimes for several
 skills per card), which a replay of answers does not model.
@@ -24,11 +25,12 @@ Mastery tables (``mastery_df``): one row per student and skill with
 ``student``, ``skill``, ``mastery`` and, when known, ``n_responses`` - what
 ``current_mastery`` returns. Bands follow the student pages
 (``core.school.progress``): secure from ``SECURE``, developing from ``DEVELOPING``,
-else needs work.
+else needs work. ``outcome_mastery`` rolls skills up to the outcome each
+belongs to, for wherever a figure per outcome is shown.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -38,7 +40,7 @@ from core.school.progress import INITIAL_MASTERY, mastery_update
 from core.school.progress import DEVELOPING, SECURE
 
 __all__ = ["METHODS", "rule_history", "mastery_history", "current_mastery", "weakest_skills", "class_weakest",
-           "recommendations"]
+           "recommendations", "outcome_mastery"]
 
 METHODS = ("rule", "bkt")
 _PROBES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -261,3 +263,31 @@ def _reason(mastery: float, answers: Any) -> str:
     if mastery < SECURE:
         return f"mastery {mastery:.2f}{after} — nearly there; a little more practice makes it secure"
     return f"mastery {mastery:.2f}{after} — secure; a quick refresher keeps it that way"
+
+
+def outcome_mastery(mastery_df: pd.DataFrame, outcome_of: Mapping[str, Optional[str]],
+                    value: str = "mastery") -> pd.DataFrame:
+    """Skills rolled up to their outcomes: one row per student and outcome.
+
+    ``outcome_of`` maps each skill to its outcome id (a skill blueprint's first ``outcome_ids``; e.g.
+    ``{sid: lb.model.metadata.outcome_ids[0] for sid, lb in library.skills.items() if ...}``); skills it
+    does not map are left out. Returns student, outcome_id, mastery (the mean of the outcome's skills,
+    each counting once), n_skills, n_responses (their answers, NaN when not known), weakest_skill and
+    weakest_mastery, sorted by student then outcome.
+    """
+    table = _mastery_table(mastery_df, value, "outcome_mastery")
+    table["outcome_id"] = table["skill"].map(lambda s: outcome_of.get(s))
+    table = table[table["outcome_id"].notna()]
+    columns = ["student", "outcome_id", "mastery", "n_skills", "n_responses", "weakest_skill", "weakest_mastery"]
+    if table.empty:
+        return pd.DataFrame(columns=columns)
+    weakest = table.sort_values(["student", "outcome_id", "mastery", "skill"], kind="stable") \
+        .groupby(["student", "outcome_id"], sort=False).head(1)
+    weakest = weakest.rename(columns={"skill": "weakest_skill", "mastery": "weakest_mastery"})
+    known = table["n_responses"].notna().any()
+    out = table.groupby(["student", "outcome_id"]).agg(
+        mastery=("mastery", "mean"), n_skills=("skill", "nunique"), n_responses=("n_responses", "sum")).reset_index()
+    if not known:
+        out["n_responses"] = np.nan
+    out = out.merge(weakest[["student", "outcome_id", "weakest_skill", "weakest_mastery"]], on=["student", "outcome_id"])
+    return out.sort_values(["student", "outcome_id"]).reset_index(drop=True)[columns]

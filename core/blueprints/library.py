@@ -38,8 +38,8 @@ LEVEL_BUDGET_S = 5.0    # exercising one difficulty level (the shipped library's
 FILE_BUDGET_S = 10.0    # compiling one file and exercising all its levels
 
 
-# Course levels in teaching order (SQA); a level not listed sorts after these, by name.
-LEVEL_ORDER = ("Nat 3", "Nat 4", "Nat 5", "Higher", "Advanced Higher")
+# Course levels in teaching order (SQA, after the primary fundamentals); a level not listed sorts after these.
+LEVEL_ORDER = ("Fundamentals", "Nat 3", "Nat 4", "Nat 5", "Higher", "Advanced Higher")
 
 
 def _level_key(level: str) -> int:
@@ -328,7 +328,8 @@ class Library:
                     cap = spec.topic_cap(section, fmt)
                     marks = [s.model.evaluation.total_marks() for s in tagged
                              if set(section.outcome_ids) & set(s.model.metadata.outcome_ids)
-                             and (section.calculator_allowed or s.model.metadata.calculator != "required")]
+                             and (section.calculator_allowed or s.model.metadata.calculator != "required")
+                             and section.takes(s.model.generation.item_type)]
                     if marks and not _fills_exactly(section.marks, marks, cap):
                         issues.append(loaded.issue([*where, k, "marks"],
                                                    f"no choice of the skill blueprints for '{section.section}' (worth "

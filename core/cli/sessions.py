@@ -162,12 +162,20 @@ def add_parsers(sub) -> None:
                    help="another shape of paper from the course spec's formats (e.g. 'short' for the National 5 "
                         "90-mark mock); default: the full paper")
 
-    p = add_command(sub, "session", "Drive any session flow: start, view, or run a command on it.", cmd_session, db=True)
+    p = add_command(sub, "session", "Drive any session flow: start, view, or run a command on it.", cmd_session, db=True,
+                    more="Start with --arg for the configuration (practice: subject=, level=, optionally outcome= "
+                         "or mode=adaptive; survey: survey_id=exit_ticket), then `do` its commands with --arg for "
+                         "their arguments (practice: answer item_id=... answer=..., next, skip, stop). A survey's "
+                         "answer and skip act on the question on screen: `do SESSION_ID answer --arg answer=4`; "
+                         "question_id=... is optional and, when given, must name that question.")
     p.add_argument("action", choices=["start", "view", "do"])
     p.add_argument("target", nargs="?", help="KIND for start; SESSION_ID for view and do")
-    p.add_argument("command_name", nargs="?", metavar="COMMAND", help="for do: answer, next, skip, stop, save, submit, ...")
+    p.add_argument("command_name", nargs="?", metavar="COMMAND",
+                   help="for do: answer, next, skip, stop, save, submit, goto, finish, ...")
     p.add_argument("--student", default="cli")
-    p.add_argument("--arg", action="append", metavar="NAME=VALUE", help="configuration or command argument (repeatable)")
+    p.add_argument("--arg", action="append", metavar="NAME=VALUE",
+                   help="configuration (start) or command argument (do), repeatable: e.g. --arg survey_id=exit_ticket, "
+                        "--arg answer=4 (a survey answers the question on screen; question_id= is optional)")
 
     p = add_command(sub, "simulate", "Fill a database with a simulated class working through the real flows.",
                     cmd_simulate, db=True)

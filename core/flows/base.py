@@ -4,10 +4,11 @@ A flow is a state object (a plain dict, JSON-safe) plus explicit transition
 functions. A command (``answer``, ``next``, ``submit``...) reads the state and
 returns a ``Step``: the events that happened, and the rows that must be
 written with them (responses, items drawn, what the student has now seen,
-mastery). The runner writes all of it in one transaction, checking that no one
-appended to the session meanwhile, and only then applies the events to the
-state. So the database is the source of truth: a reload, a second tab or
-another process rebuilds the same state from the events and carries on.
+mastery per skill, ability per outcome). The runner writes all of it in one
+transaction, checking that no one appended to the session meanwhile, and only
+then applies the events to the state. So the database is the source of truth:
+a reload, a second tab or another process rebuilds the same state from the
+events and carries on.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import Any, Callable, Optional
 from core.blueprints.library import Library
 from core.items.generator import Item
 from core.items.sources import QuestionSource, stem_key
-from core.store import Store, repo, sessions
+from core.store import Store, outcome_ability, repo, sessions
 from core.store import responses as responses_store
 from core.store.sessions import SequenceConflict
 
@@ -51,6 +52,8 @@ class Step:
     items: list[Item] = dataclasses.field(default_factory=list)
     seen: list[tuple[Item, Optional[str]]] = dataclasses.field(default_factory=list)
     mastery: dict[str, float] = dataclasses.field(default_factory=dict)
+    # Outcome id -> the student's new ability estimate on it ({theta, se, n, correct}), written like mastery.
+    abilities: dict[str, dict] = dataclasses.field(default_factory=dict)
     status: Optional[str] = None
     # What the command says back without storing anything, merged into the view it returns
     # (an answer that could not be read: how it was read and why, at no cost to the student).
@@ -233,6 +236,8 @@ class Runner:
                                                 for item, outcome_id in step.seen], sid)
             for skill, score in step.mastery.items():
                 sessions.set_mastery(cur, student, skill, score)
+            for outcome_id, ability in step.abilities.items():
+                outcome_ability.set_ability(cur, student, outcome_id, ability)
             responses_store.rescore(cur, sid, student, step.rescored)
 
         responses = [{**r, "student": student} for r in step.responses]

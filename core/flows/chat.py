@@ -32,7 +32,7 @@ from core.items.sources import NoQuestions, stem_key
 from core.llm import LLMError, MalformedReply
 from core.llm import chat
 from core.school.courses import home_course
-from core.school.progress import INITIAL_MASTERY, mastery_update
+from core.flows.practice import answer_evidence
 from core.store import Store, school, sessions
 
 WAITS_FOR_TUTOR = ("student", "result")     # entries the tutor answers
@@ -200,19 +200,17 @@ class ChatFlow(Flow):
             return Step(reply={"reading": {**reading, "item_id": item_id}})
         if time_ms is None and cur.get("t"):
             time_ms = int(max(0.0, self.ctx.clock() - cur["t"]) * 1000)
-        skill = item.blueprint_id or cur["outcome_id"]
-        known = state["mastery"].get(skill)
-        if known is None:
-            known = sessions.get_mastery(self.ctx.store, state["student"]).get(skill, INITIAL_MASTERY)
-        new_score = mastery_update(known, mark.correct)
-        step = Step()
-        step.mastery[skill] = new_score
+        # The skill's mastery and the outcome's ability move as in practice (no skill fits: only the ability).
+        evidence = answer_evidence(self.ctx, state["student"], item, cur["outcome_id"], mark.correct, time_ms,
+                                   state["mastery"])
+        step = evidence.add_to(Step())
         step.add("answered", item_id=item_id, number=cur["number"], outcome_id=cur["outcome_id"],
                  answer=diag.answer_text, given=answer, correct=mark.correct, score=mark.score,
                  max_score=mark.max_score, feedback=mark.feedback, misconception=mark.misconception,
                  gap_tags=diag.gap_tags, remediation=diag.remediation, correct_answer=item.shown_answer,
                  explanation=item.explanation, stem=item.stem, time_ms=time_ms, judged=diag.judged,
-                 mastery={skill: new_score}, reading=reading, steps=diag.steps, t=self.ctx.clock())
+                 mastery=evidence.mastery, ability=evidence.ability, note=evidence.note, reading=reading,
+                 steps=diag.steps, t=self.ctx.clock())
         step.responses.append({"item_id": item_id, "answer": diag.answer_text, "correct": mark.correct,
                                "score": mark.score, "max_score": mark.max_score, "time_taken_ms": time_ms,
                                "attempt": 1, "step_answers": diag.step_answers})

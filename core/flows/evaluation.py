@@ -9,17 +9,29 @@ themselves, their order, the time limit and the scoring rules all go into the
 start event, and later edits to the blueprint do not change a sitting in
 progress. Items are marked on the server as they are answered, but nothing
 about correctness (nor any key or explanation) reaches the view until the
-evaluation is complete.
+evaluation is complete. Written answers are marked by their key points as they
+are answered and, when an LLM is set up, judged for meaning once the
+evaluation is handed in (``core.flows.judging``).
+
+With ``shuffle_options: false`` every student sees a multiple-choice item's
+options in one fixed, natural order (ascending when all are numbers, else
+alphabetical), whatever order the generator dealt them in. An item whose skill
+blueprint sets a time limit has that long from when it is first shown: an
+answer after it is recorded but counts as wrong (``core.flows.timing``).
 """
 from __future__ import annotations
 
 import copy
+import dataclasses
+import hashlib
 import random
+import re
+from fractions import Fraction
 from typing import Any, Optional
 
 from core.blueprints.library import LibraryError
 from core.blueprints.models import AssessmentBlueprint
-from core.flows import preview, sitting
+from core.flows import judging, preview, sitting, timing
 from core.flows.remediation import diagnose
 from core.flows.base import Flow, FlowError, Step
 from core.flows.exam import GRACE_SECONDS
@@ -98,6 +110,47 @@ def draw_item(gen: SkillGenerator, level: str, seed: str, used: set[str],
                     f"widen its parameter ranges or ask for fewer of its items")
 
 
+def _as_number(text: str) -> Optional[Fraction]:
+    """An option's value when it is a plain number (integer, decimal, scientific or a fraction), else None."""
+    try:
+        return Fraction(str(text).replace("\u2212", "-").replace(" ", ""))
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _natural_key(text: str) -> list[tuple[int, Any]]:
+    """Alphabetical, ignoring case, with runs of digits compared as numbers (so 10.0.0.64 comes before 10.0.0.128)."""
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", str(text).casefold())]
+
+
+def natural_order(options: list[str]) -> list[int]:
+    """The options' positions in their natural order: ascending when all are numbers, else alphabetical."""
+    numbers = [_as_number(o) for o in options]
+    if all(n is not None for n in numbers):
+        return sorted(range(len(options)), key=lambda k: (numbers[k], k))
+    return sorted(range(len(options)), key=lambda k: (_natural_key(options[k]), k))
+
+
+def in_natural_order(item: Item) -> Item:
+    """The item with its options in their natural order and its key moved with them.
+
+    The reordered item is a different item (a new id), so it is stored beside the generator's dealing and
+    each is marked against its own options.
+    """
+    if not item.options or item.correct_index is None or item.choose_several:
+        return item   # a choose-several key names options by letter; generated items never are
+    order = natural_order(item.options)
+    if order == list(range(len(order))):
+        return item
+    strategies = item.option_strategies
+    if len(strategies) == len(order):
+        strategies = [strategies[k] for k in order]
+    return dataclasses.replace(
+        item, id="itm_" + hashlib.sha256(f"{item.id}|natural-order".encode()).hexdigest()[:16],
+        options=[item.options[k] for k in order], option_strategies=strategies,
+        correct_index=order.index(item.correct_index), options_shuffled=False)
+
+
 class EvaluationFlow(Flow):
     kind = "evaluation"
 
@@ -127,6 +180,7 @@ class EvaluationFlow(Flow):
         elif t == "answered":
             state["answers"][p["item_id"]] = {k: p[k] for k in ("answer", "correct", "score", "max_score",
                                                                  "feedback", "time_ms", "attempt")}
+            state["answers"][p["item_id"]]["late"] = bool(p.get("late"))
             if p["item_id"] in state["skipped"]:
                 state["skipped"].remove(p["item_id"])
             nxt = self._next_open(state, p["index"])
@@ -146,6 +200,8 @@ class EvaluationFlow(Flow):
             state["current"] = None
         elif t == "overridden":
             override_result(state["results"], p, state["sections"], state["scoring"], state["settings"])
+        elif t == "judged":
+            judging.judge_results(state["results"], p, state["sections"], state["scoring"], state["settings"])
         elif t == "late":
             state.setdefault("late", []).append(p)
 
@@ -153,6 +209,8 @@ class EvaluationFlow(Flow):
     def _show(state: dict, index: int, t: Optional[float]) -> None:
         state["current"] = index
         state["shown_at"] = t
+        # An item's time limit runs from when it was first shown: going back to it does not restart it.
+        state.setdefault("first_shown", {}).setdefault(state["plan"][index]["item_id"], t)
         if index not in state["visited"]:
             state["visited"].append(index)
 
@@ -180,6 +238,10 @@ class EvaluationFlow(Flow):
                                "section_title": titles.get(entry["section_id"], entry["section_id"])}
             mine = state["answers"].get(entry["item_id"])
             out["your_answer"] = mine["answer"] if mine else None
+            limit = entry.get("time_limit_s")
+            out["question"]["time_limit_seconds"] = limit
+            out["item_time_left_seconds"] = timing.seconds_left(
+                state.get("first_shown", {}).get(entry["item_id"]), limit, self.ctx.clock())
             out["time_limit_minutes"] = settings.get("time_limit_minutes")
             deadline = self._deadline(state)
             out["time_remaining_seconds"] = max(0, int(deadline - self.ctx.clock())) if deadline else None
@@ -227,6 +289,7 @@ class EvaluationFlow(Flow):
             raise FlowError(f"the evaluation cannot start: {exc}") from None
         seed = state["seed"]
         slots = plan_slots(bp, generators, random.Random(f"evaluation|{bp.assessment_id}|{bp.version}|{seed}"))
+        fixed_order = not bp.configuration.shuffle_options
 
         step = Step()
         seen = sessions.seen_keys(self.ctx.store, state["student"])
@@ -234,8 +297,11 @@ class EvaluationFlow(Flow):
         items: dict[str, Item] = {}
         for n, slot in enumerate(slots):
             item = draw_item(generators[slot["blueprint_id"]], slot["difficulty_level"], f"{seed}/{n}", used, seen)
+            if fixed_order:
+                item = in_natural_order(item)
             used |= {item.content_key, stem_key(item)}
             slot["item_id"] = item.id
+            slot["time_limit_s"] = timing.limit_for(item, library)
             items[item.id] = item
             self.see(step, item, item.outcome_ids[0] if item.outcome_ids else None)
 
@@ -281,12 +347,21 @@ class EvaluationFlow(Flow):
         if not mark.valid:
             # Not read, so not an answer: nothing is stored and the question stays for a corrected one.
             return Step(reply={"reading": reading})
+        limit = state["plan"][index].get("time_limit_s")
+        late = not timing.in_time(state.get("first_shown", {}).get(item_id), limit, now)
+        if late and prior is not None:
+            # Answered in time before: that answer stands, and this one is only kept as a record.
+            return Step(refuse=timing.time_up_message(limit, kept_earlier=True)).add(
+                "late", action="answer", item_id=item_id, answer=answer, at=now, time_limit_s=limit)
+        correct, score = (False, 0.0) if late else (mark.correct, mark.score)
+        feedback = timing.time_up_message(limit) if late else mark.feedback
+        reply = {"reading": reading, **({"time_up": feedback} if late else {})}
         attempt = prior["attempt"] + 1 if prior else 1
-        step = Step(reply={"reading": reading}).add("answered", item_id=item_id, index=index, answer=answer, correct=mark.correct,
-                          score=mark.score, max_score=mark.max_score, feedback=mark.feedback, time_ms=time_ms,
-                          attempt=attempt, t=now)
-        step.responses.append({"item_id": item_id, "answer": _text(answer), "correct": mark.correct,
-                               "score": mark.score, "max_score": mark.max_score, "time_taken_ms": time_ms,
+        step = Step(reply=reply).add("answered", item_id=item_id, index=index, answer=answer, correct=correct,
+                                     score=score, max_score=mark.max_score, feedback=feedback, time_ms=time_ms,
+                                     attempt=attempt, late=late, marked_correct=mark.correct if late else None, t=now)
+        step.responses.append({"item_id": item_id, "answer": _text(answer), "correct": correct,
+                               "score": score, "max_score": mark.max_score, "time_taken_ms": time_ms,
                                "attempt": attempt})
         # With review allowed the student may still change answers, so only an explicit finish ends it.
         if not state["settings"].get("allow_review"):
@@ -359,6 +434,11 @@ class EvaluationFlow(Flow):
         if self._expired(state):
             raise FlowError("time is up: the evaluation is being submitted with the answers given before the deadline")
 
+    def cmd_judge(self, state: dict, verdicts: dict, teacher: Optional[str] = None) -> Step:
+        """The LLM judge's verdicts on written answers once the evaluation is handed in (``core.flows.judging``):
+        a "judged" event, carried into the score, grade and pass; a teacher's override stays on top."""
+        return judging.evaluation_step(state, verdicts, teacher)
+
     def cmd_override(self, state: dict, item_id: str, marks: Any, reason: str, teacher: str = "teacher") -> Step:
         """A teacher's mark for one question, with the reason: kept in its history and carried into the section
         results, score, grade and pass. Only once the evaluation is complete; 0 to the question's marks."""
@@ -409,7 +489,8 @@ class EvaluationFlow(Flow):
                            "max_score": mine["max_score"] if mine else float(item.marks),
                            "feedback": mine["feedback"] if mine else "Not answered.",
                            "explanation": item.explanation, "time_ms": mine["time_ms"] if mine else None,
-                           "attempts": mine["attempt"] if mine else 0})
+                           "attempts": mine["attempt"] if mine else 0, "late": bool(mine and mine.get("late")),
+                           "written": judging.is_written(item)})
 
         results = {
             "session_id": state["session_id"], "assessment_id": state["assessment_id"],
@@ -421,6 +502,7 @@ class EvaluationFlow(Flow):
         }
         step.add("completed", results=results, t=now)
         step.status = "completed"
+        judging.judge_later(self.ctx, state["session_id"])   # written answers, in the background once stored
         return step
 
 
@@ -483,6 +565,8 @@ def current_results(events: list[dict]) -> Optional[dict]:
             results = copy.deepcopy(p["results"])
         elif t == "overridden" and results is not None and started is not None:
             override_result(results, p, started["sections"], started["scoring"], started["settings"])
+        elif t == "judged" and results is not None and started is not None:
+            judging.judge_results(results, p, started["sections"], started["scoring"], started["settings"])
     return results
 
 
@@ -492,6 +576,7 @@ def _merge(into: Step, other: Step) -> None:
     into.items += other.items
     into.seen += other.seen
     into.mastery.update(other.mastery)
+    into.abilities.update(other.abilities)
     into.status = other.status or into.status
 
 

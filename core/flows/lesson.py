@@ -18,17 +18,19 @@ completes.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import random
 from typing import Any, Optional
 
 from core.blueprints.library import LibraryError
-from core.flows import preview
+from core.flows import preview, timing, written
+from core.flows.practice import answer_evidence
 from core.flows.lesson_words import engagement, hint_for, hint_ladder, written_summary
 from core.flows.remediation import diagnose, easier_level
-from core.items.skills import skill_for, skill_name, teaching_for
-from core.school.progress import INITIAL_MASTERY, mastery_update
+from core.items.skills import skill_for, teaching_for
+from core.school.progress import INITIAL_MASTERY, mastery_update, skill_label
 from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import choose_outcome, fetch_question, suppliable_outcomes
 from core.items.generator import Item, SkillGenerator
@@ -140,14 +142,18 @@ class LessonFlow(Flow):
                 "teaching": card["teaching"], "question": {**card["view"], "number": index + 1},
                 "max_attempts": state["max_attempts"], "attempts_used": state["attempts"],
                 "transition": state.get("transition"), "hint_level": state["attempts"] if not complete else 0,
+                "time_limit_seconds": card.get("time_limit_s"),
+                "time_left_seconds": None if complete or not card.get("time_limit_s") else
+                timing.seconds_left(state.get("shown_t"), card["time_limit_s"], self.ctx.clock()),
                 "attempts_remaining": max(0, state["max_attempts"] - state["attempts"]),
                 "complete": complete,
             }
             last = state["last"]
             if last is not None and last["card_index"] == index:
-                out["feedback"] = {"answer": last["answer"], "correct": last["correct"],
+                out["feedback"] = {"item_id": last["item_id"], "answer": last["answer"], "correct": last["correct"],
                                    "feedback": last["feedback"], "hint": last.get("hint"),
-                                   "key_concept": last.get("key_concept"), "reading": last.get("reading")}
+                                   "key_concept": last.get("key_concept"), "reading": last.get("reading"),
+                                   "judged": last.get("judged")}
                 if last.get("steps"):   # answered step by step: the final answer's text, and each step's marks
                     out["feedback"]["answer"] = last.get("answer_text", "")
                     out["feedback"]["steps"] = last["steps"]
@@ -209,6 +215,10 @@ class LessonFlow(Flow):
             time_ms = None  # the client's figure is only a hint; measure instead
         if time_ms is None and state.get("shown_t"):
             time_ms = int(max(0.0, now - state["shown_t"]) * 1000)
+        limit = card.get("time_limit_s")
+        if limit and not timing.in_time(state.get("shown_t"), limit, now):
+            # The server's clock decides: an answer after the card's time limit is an attempt, but not a right one.
+            mark = dataclasses.replace(mark, correct=False, score=0.0, feedback=timing.time_up_message(limit))
         should_progress = mark.correct or attempts >= state["max_attempts"]
         rem = diag.remediation or {}
         hint = None
@@ -219,7 +229,9 @@ class LessonFlow(Flow):
             if ladder is None:
                 ladder = hint_ladder(item, rem.get("key_concept"), bool(card["teaching"].get("example")))
             hint = hint_for(ladder, attempts)
-        feedback = mark.feedback if mark.correct else (rem.get("what_went_wrong") or mark.feedback)
+        feedback = mark.feedback
+        if not mark.correct and rem.get("what_went_wrong") and rem["what_went_wrong"] != mark.feedback:
+            feedback = f"{mark.feedback} {rem['what_went_wrong']}".strip()   # the marker's words, and the mistake
         revealed = None
         if should_progress:
             revealed = {"correct_answer": item.shown_answer, "explanation": item.explanation,
@@ -240,15 +252,26 @@ class LessonFlow(Flow):
                  key_concept=None if mark.correct else rem.get("key_concept"),
                  misconception=mark.misconception, gap_tags=diag.gap_tags, attempts=attempts,
                  revealed=revealed, time_ms=time_ms, evidence=evidence, reading=reading,
-                 answer_text=diag.answer_text, steps=diag.steps, t=now)
+                 answer_text=diag.answer_text, steps=diag.steps, judged=diag.judged, t=now)
         step.responses.append({"item_id": item.id, "answer": diag.answer_text, "correct": mark.correct,
                                "score": mark.score, "max_score": mark.max_score, "time_taken_ms": time_ms,
                                "attempt": attempts, "step_answers": diag.step_answers})
+        if attempts == 1:
+            # The first attempt is the one that says what the student knew: it moves the outcome's ability (the
+            # lesson moves mastery by its own rule, when the card completes).
+            outcome = card.get("outcome_id") or (item.outcome_ids[0] if item.outcome_ids else None)
+            answer_evidence(self.ctx, state["student"], item, outcome, mark.correct, time_ms,
+                            move_mastery=False).add_to(step)
         if should_progress:
             result = "correct" if mark.correct else "incorrect"
             self._complete(state, step, index, result, attempts, first_try=mark.correct and attempts == 1,
                            correct_for_mastery=mark.correct, now=now)
         return step
+
+    def cmd_mark_written(self, state: dict, answer: dict, correct: Any, reason: Any, teacher: Any = "teacher") -> Step:
+        """A teacher marks one of this session's written answers right or wrong, with a reason: an event in the
+        session's history, and the answer's responses row rescored (``core.school.written_answers`` finds it)."""
+        return written.teacher_mark(answer, correct, reason, teacher)
 
     def cmd_skip(self, state: dict, card_index: Optional[int] = None) -> Step:
         if state["stage"] == "ended":
@@ -371,7 +394,7 @@ class LessonFlow(Flow):
             "average_attempts_per_card": round(total_attempts / len(done), 2) if done else 0.0,
             "retry_recommended": stopped_early or accuracy < RETRY_BELOW,
             "strong_skills": strong, "weak_skills": weak, "skills": per_skill,
-            "skill_names": {k: skill_name(self.ctx.library, k) or k for k in per_skill},
+            "skill_names": {k: skill_label(self.ctx.library, k) or k for k in per_skill},
             "time_spent_seconds": round(max(0.0, now - started), 1),
             "engagement_score": engagement(results, state["evidence"], shown),
             "mastery_updates": state["mastery_updates"] + list(new_updates),
@@ -490,8 +513,8 @@ class LessonFlow(Flow):
         return {"card_id": f"card_{i + 1}", "index": i, "title": title,
                 "teaching": {"text": teaching["text"], "example": example, "source": source},
                 "item_id": item.id, "view": item.student_view(), "route": route, "outcome_id": outcome,
-                "skill_ids": [skill] if skill else [], "skill_names": {skill: skill_name(library, skill)} if skill else {},
-                "key_concept": teaching.get("key_concept"),
+                "skill_ids": [skill] if skill else [], "skill_names": {skill: skill_label(library, skill)} if skill else {},
+                "key_concept": teaching.get("key_concept"), "time_limit_s": timing.limit_for(item, library),
                 "hints": hint_ladder(item, teaching.get("key_concept"), example is not None)}
 
     def _written_teaching(self, item: Item) -> Optional[dict]:

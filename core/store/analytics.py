@@ -21,11 +21,16 @@ from core.store.dialect import dialect_of
 ID_CHUNK = 5000
 
 def _item_units(store: Store) -> str:
-    """Each item's units: its family (blueprint|level), skill and first outcome."""
+    """Each item's units: its family (blueprint|level), skill and first outcome.
+
+    The skill is the item's blueprint, else the skill a bank question names (as the stored mastery keys
+    them); a question with neither counts under its outcome (or, without one, on its own).
+    """
     outcome = dialect_of(store).json_text("outcome_ids", 0)
+    named = dialect_of(store).json_text("skill_ids", 0)
     return f"""SELECT id, blueprint_id, difficulty_level, difficulty_value,
         CASE WHEN blueprint_id IS NULL THEN NULL ELSE blueprint_id || '|' || difficulty_level END AS family,
-        coalesce(blueprint_id, {outcome}, id) AS skill,
+        coalesce(blueprint_id, {named}, {outcome}, id) AS skill,
         {outcome} AS outcome_id, subject, level, source, item_type FROM items"""
 
 

@@ -1,8 +1,9 @@
 """A cheap fingerprint of everything the Analytics page reads, so its figures can be cached until the data change.
 
 One small query of counts and newest times: a new or deleted answer, a
-changed mastery score, a new session event (exam marks, overrides), a roster
-change, a new item or a new calibration all give a different fingerprint. It
+changed mastery score or ability, a new session event (exam marks,
+overrides), a roster change, a new item or a new calibration all give a
+different fingerprint. It
 reads no answers themselves, so it costs a few milliseconds even at a million
 responses, on DuckDB or PostgreSQL alike.
 """
@@ -13,6 +14,7 @@ from core.store.db import Store
 VERSION_SQL = """
 SELECT (SELECT count(*) FROM responses), (SELECT max(created_at) FROM responses),
        (SELECT count(*) FROM mastery), (SELECT max(updated_at) FROM mastery),
+       (SELECT count(*) FROM outcome_ability), (SELECT max(updated_at) FROM outcome_ability),
        (SELECT count(*) FROM events), (SELECT max(created_at) FROM events),
        (SELECT count(*) FROM sessions), (SELECT max(updated_at) FROM sessions),
        (SELECT count(*) FROM roster), (SELECT coalesce(sum(length(display_name)), 0) FROM roster),

@@ -4,11 +4,66 @@ A migration is never edited after it ships; changes come as a new version.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Union
 
-from core.store.dialect import dialect_of
+from core.store.dialect import DuckDBDialect, dialect_of
 
-MIGRATIONS: list[tuple[int, str, str]] = [
+
+def _outcome_ability(dialect: DuckDBDialect) -> str:
+    """The outcome-ability table, and mastery rows that earlier versions keyed by an outcome moved into it.
+
+    Mastery is kept per skill; practice and lessons used to key it by the outcome
+    for questions without a skill blueprint. Such a row (its key is an outcome a
+    question was served under or belongs to, and no skill blueprint's id) becomes
+    the student's ability on that outcome, estimated from their practice and
+    lesson answers on the outcome's questions (first attempts): the empirical
+    logit of their share right plus the questions' mean declared difficulty, with
+    the standard error those answers allow (or, with no answers found, from the
+    old score with the prior's uncertainty). Its counts are those answers.
+    """
+    outcome = dialect.json_text("i.outcome_ids", 0)
+    declared = "least(0.98, greatest(0.02, coalesce(i.difficulty_value, 0.5)))"
+    return dialect.ddl(f"""
+CREATE TABLE outcome_ability (
+    student VARCHAR NOT NULL,
+    outcome_id VARCHAR NOT NULL,
+    theta DOUBLE NOT NULL,
+    se DOUBLE NOT NULL,
+    n_answers INTEGER NOT NULL DEFAULT 0,
+    n_correct INTEGER NOT NULL DEFAULT 0,
+    updated_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (student, outcome_id)
+);
+INSERT INTO outcome_ability (student, outcome_id, theta, se, n_answers, n_correct, updated_at)
+SELECT moved.student, moved.outcome_id,
+       CASE WHEN coalesce(ev.n, 0) > 0
+            THEN least(4.0, greatest(-4.0, ln((ev.n_right + 0.5) / (ev.n - ev.n_right + 0.5)) + ev.b))
+            ELSE least(4.0, greatest(-4.0, ln(moved.score / (1 - moved.score)))) END,
+       CASE WHEN coalesce(ev.n, 0) > 0
+            THEN 1.0 / sqrt(1.0 + ev.n * ((ev.n_right + 0.5) / (ev.n + 1.0))
+                                        * (1.0 - (ev.n_right + 0.5) / (ev.n + 1.0)))
+            ELSE 1.0 END,
+       coalesce(ev.n, 0), coalesce(ev.n_right, 0), moved.updated_at
+FROM (SELECT m.student, m.skill AS outcome_id, least(0.98, greatest(0.02, m.score)) AS score, m.updated_at
+      FROM mastery m
+      WHERE m.skill NOT IN (SELECT id FROM blueprints WHERE kind = 'skill')
+        AND (m.skill IN (SELECT outcome_id FROM seen WHERE outcome_id IS NOT NULL)
+             OR m.skill IN (SELECT {outcome} FROM items i WHERE i.outcome_ids IS NOT NULL))) moved
+LEFT JOIN (SELECT r.student, {outcome} AS outcome_id, count(*) AS n,
+                  sum(CASE WHEN r.correct THEN 1 ELSE 0 END) AS n_right,
+                  avg(1.6 * ln({declared} / (1 - {declared}))) AS b
+           FROM responses r JOIN items i ON i.id = r.item_id JOIN sessions s ON s.id = r.session_id
+           WHERE s.kind IN ('practice', 'lesson') AND r.attempt = 1 AND r.correct IS NOT NULL
+           GROUP BY r.student, {outcome}) ev
+  ON ev.student = moved.student AND ev.outcome_id = moved.outcome_id;
+DELETE FROM mastery WHERE EXISTS (SELECT 1 FROM outcome_ability a
+                                  WHERE a.student = mastery.student AND a.outcome_id = mastery.skill);
+""")
+
+
+# A migration's SQL is text written for DuckDB (the dialect spells its types for PostgreSQL), or a function of
+# the dialect for SQL that needs the few fragments the engines spell differently.
+MIGRATIONS: list[tuple[int, str, Union[str, Callable[[DuckDBDialect], str]]]] = [
     (1, "initial schema", """
 CREATE TABLE blueprints (
     id VARCHAR NOT NULL,
@@ -274,6 +329,7 @@ ALTER TABLE items ADD COLUMN diagram JSON;
 ALTER TABLE items ADD COLUMN media JSON;
 ALTER TABLE items ADD COLUMN origin JSON;
 """),
+    (14, "each student's ability per course outcome; mastery rows keyed by an outcome moved there", _outcome_ability),
 ]
 
 
@@ -294,7 +350,7 @@ def migrate(cur: Any) -> list[int]:
             continue
         cur.execute("BEGIN TRANSACTION")
         try:
-            cur.execute(dialect.ddl(sql))
+            cur.execute(sql(dialect) if callable(sql) else dialect.ddl(sql))
             cur.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, name])
             cur.execute("COMMIT")
         except BaseException:

@@ -151,6 +151,7 @@ def delete_student_history(store: Store, students: list[str]) -> None:
         cur.execute(f"DELETE FROM responses WHERE student IN ({holes})", students)
         cur.execute(f"DELETE FROM seen WHERE student IN ({holes})", students)
         cur.execute(f"DELETE FROM mastery WHERE student IN ({holes})", students)
+        cur.execute(f"DELETE FROM outcome_ability WHERE student IN ({holes})", students)
         cur.execute(f"DELETE FROM items WHERE session_id IN ({ids}) AND status = 'session'", students)
         cur.execute(f"DELETE FROM sessions WHERE student IN ({holes})", students)
     store.write(run)

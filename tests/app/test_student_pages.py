@@ -772,3 +772,31 @@ def test_a_student_cannot_reach_teacher_pages(student):
         assert not direct.exception, page
         assert [e.value for e in direct.error] == [refusal], page
         assert everything_rendered(direct) == [refusal], page
+
+
+# ---------------------------------------------------------------------------
+# Ability per outcome, in plain words
+
+
+def test_progress_shows_each_outcomes_ability_in_plain_words(student):
+    from core.school import courses, progress
+    r = runner()
+    sid = r.start("practice", student["user"], {"subject": "Mathematics", "level": "Nat 5", "outcome": "MNU-5-02",
+                                                "seed": 3})
+    for n in range(3):
+        q = r.view(sid)["question"]
+        r.command(sid, "answer", item_id=q["id"], answer=(wrong_answer if n == 1 else right_answer)(q["id"]))
+        r.command(sid, "next")
+    at = open_app(student, "pages/student_progress.py")
+    assert "How each outcome is going" in [h.value for h in at.subheader]
+    shown = texts(at)
+    label = next(o["label"] for o in courses.outcomes(_wb().library, "Mathematics", "Nat 5") if o["id"] == "MNU-5-02")
+    assert f"**{label}** · Mathematics Nat 5" in shown
+    ability = progress.student_outcomes(_wb().store, _wb().library, student["user"])[0]["words"]
+    # A band and a likely range in words, what it rests on, and a note that three answers are too few.
+    assert f"Working at: **{ability['working_at']}**: about " in shown and "typical questions right" in shown
+    assert "Based on 3 answers, 2 of them right." in shown
+    assert "This rests on only 3 answers: a few more will make it surer." in shown
+    assert any(m.help and "logit" in m.help for m in at.markdown)   # the number itself only as help
+    # Skills are named (never their ids) and rolled up under their outcome.
+    assert "Skills: mastery " in shown and "SQA.MATH" not in "\n".join(everything_rendered(at))

@@ -52,11 +52,76 @@ scoring:
 SKIP_ONLY_ASSESSMENT = OPEN_ASSESSMENT.replace('"TEST-OPEN"', '"TEST-SKIP"').replace(
     "allow_review: true", "allow_review: false")
 
+# Options in one fixed, natural order: numbers ascending (sums), addresses alphabetically with their numbers
+# read as numbers (subnets).
+FIXED_ORDER_ASSESSMENT = """
+assessment_id: "TEST-FIXED-ORDER"
+version: "1.0"
+metadata:
+  title: "Options in a fixed order"
+configuration:
+  total_items: 6
+  shuffle_items: false
+  shuffle_options: false
+scoring:
+  grade_bands:
+    - {label: "Pass", min_percent: 50}
+    - {label: "Fail", min_percent: 0}
+sections:
+  - section_id: "add"
+    title: "Adding"
+    item_count: 3
+    skill_blueprints:
+      - skill_id: "MATH.ARITH.ADD.2DIGIT"
+    difficulty_distribution: {easy: 1, medium: 1, hard: 1}
+  - section_id: "net"
+    title: "Subnets"
+    item_count: 3
+    skill_blueprints:
+      - skill_id: "NET.IP.SUBNET.NETWORK"
+    difficulty_distribution: {easy: 2, medium: 1}
+"""
+
+# A skill whose items must each be answered within 30 seconds, and an evaluation of it.
+TIMED_ASSESSMENT = """
+assessment_id: "TEST-TIMED"
+version: "1.0"
+metadata:
+  title: "Quick sums"
+configuration:
+  total_items: 3
+  shuffle_items: false
+  allow_review: true
+scoring:
+  grade_bands:
+    - {label: "Pass", min_percent: 50}
+    - {label: "Fail", min_percent: 0}
+sections:
+  - section_id: "quick"
+    title: "Quick sums"
+    item_count: 3
+    skill_blueprints:
+      - skill_id: "TEST.TIMED.ADD"
+    difficulty_distribution: {easy: 1, medium: 1, hard: 1}
+"""
+
+
+def timed_skill() -> str:
+    import yaml
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "blueprints/skills/math/arithmetic/add_2digit.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["skill_id"] = "TEST.TIMED.ADD"
+    data["presentation"]["time_limit_seconds"] = 30
+    return yaml.safe_dump(data, sort_keys=False)
+
 
 @pytest.fixture(scope="module")
 def lib():
     library = Library.load(exercise=False)
-    for text, name in ((OPEN_ASSESSMENT, "test-open.yaml"), (SKIP_ONLY_ASSESSMENT, "test-skip.yaml")):
+    library.add_loaded(parse_text(timed_skill(), "timed-add.yaml"))
+    for text, name in ((OPEN_ASSESSMENT, "test-open.yaml"), (SKIP_ONLY_ASSESSMENT, "test-skip.yaml"),
+                       (FIXED_ORDER_ASSESSMENT, "test-fixed.yaml"), (TIMED_ASSESSMENT, "test-timed.yaml")):
         library.add_loaded(parse_text(text, name))
     return library
 
@@ -379,3 +444,65 @@ def test_the_same_answer_twice_is_recorded_once(runner, store):
         runner.command(sid, "answer", item_id=q["id"], answer=wrong(runner, q["id"]))
     with pytest.raises(FlowError, match="not part of this evaluation"):
         runner.command(sid, "answer", item_id="itm_nope", answer="1")
+
+
+# --------------------------------------------------------------------------
+# Options in a fixed order, and a time limit per question
+
+
+def test_shuffle_options_false_shows_every_student_the_options_in_natural_order(runner, store):
+    from core.flows.evaluation import natural_order
+    shown = {}
+    for student in ("ola", "pat"):
+        sid = runner.start("evaluation", student, {"assessment_id": "TEST-FIXED-ORDER", "seed": 5})
+        views = runner.state(sid)["views"]
+        shown[student] = [views[e["item_id"]]["options"] for e in runner.state(sid)["plan"]]
+        answers = []
+        for n in range(6):
+            q = current(runner, sid)
+            item = repo.load_item(store, q["id"])
+            assert q["options"] == item.options and not item.options_shuffled
+            assert natural_order(item.options) == list(range(len(item.options)))
+            # The key moved with its option: the keyed option is still the right answer.
+            assert item.options[item.correct_index] == item.correct_answer
+            answers.append(item.correct_answer if n % 2 == 0 else wrong(runner, q["id"]))
+            runner.command(sid, "answer", item_id=q["id"], answer=answers[-1])
+        results = runner.view(sid)["results"]
+        assert [r["correct"] for r in results["review"]] == [n % 2 == 0 for n in range(6)]
+        assert results["items_correct"] == 3 and results["score_percent"] == 50.0
+    adds = [o for o in shown["ola"][:3]]
+    assert all([int(x) for x in options] == sorted(int(x) for x in options) for options in adds)
+    assert shown["ola"] == shown["pat"]        # the same paper: the same order for everyone
+    # The generator's own dealing is kept apart: the same question shuffled elsewhere keeps its own key.
+    plain = runner.start("evaluation", "quin", {"assessment_id": MATH, "seed": 5})
+    assert all(repo.load_item(store, e["item_id"]).options_shuffled for e in runner.state(plain)["plan"])
+
+
+def test_a_timed_question_answered_late_is_recorded_as_wrong_with_a_message(runner, store, clock):
+    sid = runner.start("evaluation", "raj", {"assessment_id": "TEST-TIMED", "seed": 3})
+    view = runner.view(sid)
+    assert view["question"]["time_limit_seconds"] == 30 and view["item_time_left_seconds"] == 30
+    clock.advance(10)
+    assert runner.view(sid)["item_time_left_seconds"] == 20
+    answer_current(runner, sid, right=True)                      # in time: counts
+    late_id = current(runner, sid)["id"]
+    clock.advance(45)
+    assert runner.view(sid)["item_time_left_seconds"] == 0
+    view = runner.command(sid, "answer", item_id=late_id, answer=key(runner, late_id))
+    assert view["time_up"].startswith("Time's up for this one: your answer came after the 30 seconds allowed")
+    assert view["question"]["id"] != late_id                     # recorded, and on to the next question
+    row = store.query("SELECT answer, correct, score FROM responses WHERE session_id = ? AND item_id = ?",
+                      [sid, late_id])[0]
+    assert row[0] == key(runner, late_id) and row[1] is False and row[2] == 0
+    # Going back does not restart the clock, and a late change leaves the answer given in time alone.
+    first_id = runner.state(sid)["plan"][0]["item_id"]
+    runner.command(sid, "goto", index=0)
+    assert runner.view(sid)["item_time_left_seconds"] == 0
+    with pytest.raises(FlowError, match="the answer you gave in time stands"):
+        runner.command(sid, "answer", item_id=first_id, answer=wrong(runner, first_id))
+    assert runner.state(sid)["answers"][first_id]["correct"] is True
+    runner.command(sid, "goto", index=2)
+    answer_current(runner, sid, right=True)                      # the last one, just shown: in time
+    results = runner.command(sid, "finish")["results"]
+    assert [r["correct"] for r in results["review"]] == [True, False, True]
+    assert [r["late"] for r in results["review"]] == [False, True, False]

@@ -140,3 +140,39 @@ def test_a_lesson_stopped_early_is_summarised_as_stopped_early(banked, library):
     assert summary["summary"].startswith("You stopped after 2 cards of 5, with 1 right.")
     assert "Well done" not in summary["summary"] and "move on" not in summary["summary"]
     assert 0 < summary["engagement_score"] <= 1 and summary["summary_by"] == "lesson"
+
+
+def test_a_cards_first_attempt_moves_the_outcomes_stored_ability_and_a_late_answer_counts_wrong(tmp_path, clock):
+    import yaml
+    from pathlib import Path
+    from core.blueprints.library import Library
+    from core.blueprints.loader import parse_text
+    from core.store import Store
+    from core.store.outcome_ability import get_ability
+    root = Path(__file__).resolve().parents[2]
+    data = yaml.safe_load((root / "blueprints/skills/math/arithmetic/add_2digit.yaml").read_text())
+    data["skill_id"] = "TEST.TIMED.ADD"
+    data["metadata"].update(subject="Testing", level="Timed", outcome_ids=["TT-01"])
+    data["presentation"]["time_limit_seconds"] = 20
+    lib = Library(exercise=False)
+    lib.add_loaded(parse_text("spec_id: TT\nsubject: Testing\nlevel: Timed\noutcomes: [{id: TT-01, label: Adding, "
+                              "weight: 1}]\nassessment_structure: [{section: P, outcome_ids: [TT-01], marks: 10, "
+                              "time_allowed_minutes: 10}]\n", "tt.yaml"))
+    lib.add_loaded(parse_text(yaml.safe_dump(data, sort_keys=False), "timed-add.yaml"))
+    store = Store(tmp_path / "w.duckdb")
+    runner = Runner(Context.create(store, lib, clock=clock), {"lesson": LessonFlow})
+    sid = runner.start("lesson", "ivy", {"subject": "Testing", "level": "Timed", "cards": 2, "seed": 1})
+    card = runner.view(sid)["card"]
+    assert card["time_limit_seconds"] == 20 and card["time_left_seconds"] == 20
+    item = repo.load_item(store, card["question"]["id"])
+    runner.command(sid, "answer", answer=item.typed_answer)
+    first = get_ability(store, "ivy", "TT-01")
+    assert first is not None and first["n"] == 1 and first["correct"] == 1
+    runner.command(sid, "next")
+    late = repo.load_item(store, runner.view(sid)["card"]["question"]["id"])
+    clock.advance(45)
+    view = runner.command(sid, "answer", answer=late.typed_answer)
+    assert view["feedback"]["correct"] is False and view["feedback"]["feedback"].startswith("Time's up")
+    after = get_ability(store, "ivy", "TT-01")
+    assert after["n"] == 2 and after["correct"] == 1 and after["theta"] < first["theta"]
+    store.close()

@@ -305,3 +305,53 @@ def test_the_model_accepts_the_definition_as_stored_in_the_event_log():
     survey = load_survey_file(SHIPPED)
     again = SurveyDefinition.model_validate(survey.model_dump(mode="json", by_alias=True))
     assert again == survey
+
+
+# --------------------------------------------------------------------------
+# Answering the question on screen without naming it
+
+
+def test_the_exit_ticket_is_answered_without_naming_any_question(runner, store):
+    sid = start(runner, "una")
+    view = runner.command(sid, "answer", answer="4")                # the rating on screen, typed as text
+    assert view["answers"] == {"confidence": 4} and on_screen(runner, sid) == "difficulty"
+    view = runner.command(sid, "answer", answer="About right")
+    view = runner.command(sid, "skip")                              # the optional last question
+    assert view["stage"] == "ended" and view["answers"] == {"confidence": 4, "difficulty": "About right"}
+    assert status(store, sid) == "completed"
+    with pytest.raises(FlowError, match="finished"):
+        runner.command(sid, "answer", answer="5")
+
+
+def test_naming_the_question_still_works_and_must_name_the_one_on_screen(runner):
+    sid = start(runner, "vic")
+    with pytest.raises(FlowError, match="not on screen"):
+        runner.command(sid, "answer", question_id="difficulty", answer="Too easy")
+    runner.command(sid, "answer", question_id="confidence", answer=1)
+    assert on_screen(runner, sid) == "confusing"
+    runner.command(sid, "answer", question_id="confidence", answer=1)   # the same answer again: recorded once
+    with pytest.raises(FlowError, match="needs an answer|type an answer"):
+        runner.command(sid, "answer")
+    assert runner.view(sid)["answers"] == {"confidence": 1}
+
+
+def test_a_survey_without_a_survey_id_says_which_there_are(runner):
+    with pytest.raises(FlowError, match="survey_id.*exit_ticket"):
+        runner.start("survey", "wes", {})
+
+
+def test_the_command_line_starts_and_answers_the_exit_ticket_without_a_question_id(tmp_path):
+    import json
+
+    from tests.cli.test_cli import run
+    db = str(tmp_path / "survey.duckdb")
+    started = run("session", "start", "survey", "--db", db, "--student", "xia", "--arg", "survey_id=exit_ticket",
+                  "--json")
+    assert started.returncode == 0, started.stderr
+    sid = json.loads(started.stdout)["session_id"]
+    answered = run("session", "do", sid, "answer", "--db", db, "--arg", "answer=5", "--json")
+    assert answered.returncode == 0, answered.stderr
+    view = json.loads(answered.stdout)
+    assert view["answers"] == {"confidence": 5} and view["question"]["question_id"] == "difficulty"
+    help_text = run("session", "--help").stdout
+    assert "question_id" in help_text and "optional" in help_text

@@ -7,6 +7,10 @@
 The definition is copied into the session's first event, so editing the file
 later does not change a survey already under way. Repeating an answer already
 recorded (a double click, a second tab) is accepted and recorded once.
+
+``answer`` and ``skip`` act on the question on screen; naming it
+(``question_id``) is optional, and makes sure an answer meant for one question
+is never taken as the answer to the next.
 """
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from typing import Any, Optional
 from core.flows.base import Flow, FlowError, Step
 from core.flows.survey.answers import MAX_FREE_TEXT, _canonical, _same, check_answer, rule_matches
 from core.flows.survey.definition import END, SurveyDefinition, SurveyQuestion
-from core.flows.survey.loading import SurveyError, load_survey
+from core.flows.survey.loading import SurveyError, load_survey, survey_files
 
 
 class SurveyFlow(Flow):
@@ -24,7 +28,8 @@ class SurveyFlow(Flow):
     def new_state(self, session: dict) -> dict:
         cfg = session["config"] or {}
         if not cfg.get("survey_id"):
-            raise FlowError("a survey session needs a survey_id")
+            known = ", ".join(sorted({p.stem for p in survey_files()})) or "none found"
+            raise FlowError(f"a survey session needs a survey_id (surveys: {known}), e.g. survey_id=exit_ticket")
         context = cfg.get("context") or {}
         if not isinstance(context, dict):
             raise FlowError("a survey's context must be a mapping, such as {\"practice_session\": \"prac_...\"}")
@@ -84,8 +89,13 @@ class SurveyFlow(Flow):
                           definition=survey.model_dump(mode="json", by_alias=True))
         return step
 
-    def cmd_answer(self, state: dict, question_id: str, answer: Any) -> Step:
+    def cmd_answer(self, state: dict, answer: Any = None, question_id: Optional[str] = None) -> Step:
+        """Answer the question on screen (``question_id`` may name it, and must then be that question)."""
         survey = self._survey(state)
+        if question_id is None:
+            if state["stage"] == "ended":
+                raise FlowError("this survey has finished; thank you")
+            question_id = state["current"]
         q = self._on_screen(state, survey, question_id, answer)
         if q is None:
             return Step()  # the same answer again (double click, second tab): recorded once
