@@ -1,10 +1,13 @@
-"""Gradebook: one assignment's marks question by question, a student's script, overriding a mark, re-marking."""
+"""Gradebook: one assignment's marks question by question, a student's script, overriding a mark, re-marking,
+checking written answers with the LLM; and the class's written answers in practice."""
 import streamlit as st
 
 from core.exams import gradebook
 from core.exams.gradebook import GradebookError
+from core.jobs.tasks import TIME_LIMITS
 from core.store import school
-from ui import flash, shared
+from ui import flash, jobs, shared
+from ui import written_answers as written_in_practice
 from ui.blocks import Paragraphs
 from ui import steps as stepped
 
@@ -12,7 +15,8 @@ who = shared.require("teacher")
 shared.teacher_banner()
 wb = shared.workbench()
 runner = shared.runner()
-FLASH, CHANGES = "gb_flash", "gb_changes"
+FLASH, CHANGES, JUDGE_JOB = "gb_flash", "gb_changes", "gb_judge_job"
+ASSIGNMENTS, PRACTICE = "Assignments", "Written answers in practice"
 
 st.title("Gradebook")
 flash.show(FLASH)
@@ -21,6 +25,9 @@ if not classes:
     st.info("No classes yet: create one on the Class page, then assign it a paper on the Exams page.")
     st.stop()
 code = st.selectbox("Class", list(classes), key="gb_class", format_func=lambda c: f"{c} · {classes[c]['name']}")
+if st.radio("Show", [ASSIGNMENTS, PRACTICE], key="gb_view", horizontal=True) == PRACTICE:
+    written_in_practice.show(runner, code, who["user"], FLASH)
+    st.stop()
 assigned = {a["id"]: a for a in gradebook.class_assignments(wb.store, code)}
 if not assigned:
     st.info(f"No papers assigned to {code} yet: assign one on the Exams page; its marks appear here.")
@@ -83,6 +90,32 @@ else:
     st.caption("Evaluation questions are generated for each sitting and keep their keys; change a mark by hand "
                "below instead.")
 
+# ---------------------------------------------------------------- written answers, judged for meaning
+st.subheader("Written answers")
+written = gb.written
+st.caption(f"Written answers are marked by the key points you set when a paper is handed in; with an LLM set up, "
+           f"the LLM judge then reads each for meaning (a mark you set by hand stays). In the papers handed in: "
+           f"{written['answers']} written answer(s), {written['judged']} judged by the LLM, "
+           f"{written['waiting']} marked by the key points only.")
+status = shared.llm()
+if not status.on:
+    # A caption, not an alert: an alert here shifts the script's widgets below it in Streamlit's test harness.
+    st.caption(f"💡 Checking written answers for their meaning needs an LLM. {status.message()}")
+elif st.button("Check written answers with the LLM", key="gb_judge", disabled=jobs.running(JUDGE_JOB)):
+    jobs.start(JUDGE_JOB, gradebook.judge_written, runner, aid, who["user"], thread=True, tag=aid,
+               label="Checking written answers with the LLM", limit=TIME_LIMITS["llm"], running="Asking the LLM…",
+               advice="The answers judged before then keep their verdicts; check again to judge the rest.")
+judged = jobs.follow(JUDGE_JOB, "Asking the LLM…")
+if judged is not None:
+    ok, result = jobs.result(judged, GradebookError)
+    if ok:
+        flash.later(FLASH, gradebook.judge_summary(result), "success" if not result["kept"] else "info")
+        if result["problems"]:
+            st.session_state["gb_judge_problems"] = result["problems"]
+        st.rerun()
+for problem in st.session_state.pop("gb_judge_problems", []):
+    st.caption(f"⚠️ {shared.plain(problem)}")
+
 # ---------------------------------------------------------------- a script
 st.subheader("A student's script")
 if not gb.scripts:
@@ -123,6 +156,8 @@ def show_script(scripts: list[dict]) -> None:
             if q["feedback"]:
                 text.stem(f"**Marker's feedback:** {q['feedback']}")
             text.flush()
+            if gradebook.marked_by_note(q, for_teacher=True):
+                st.caption(shared.plain(gradebook.marked_by_note(q, for_teacher=True)))
             if q["unmarked"]:
                 st.warning(f"The marker could not mark this question: {q['unmarked']}.")
             for line in gradebook.override_lines(q):

@@ -7,7 +7,7 @@ from typing import Callable
 import streamlit as st
 
 from core.flows.lesson_words import plural
-from core.school import courses
+from core.school import courses, written_answers
 from ui import shared, tutor
 from ui.answer import read_as_line
 from ui.steps import answer_box, is_blank, show_steps
@@ -120,6 +120,12 @@ def _finished_card(view: dict, fb) -> None:
             st.warning(shared.maths(fb.get("feedback") or "That's not the right answer."))
         read_as_line(fb.get("reading"))
         show_steps(fb.get("steps"))
+        tutor.judged(fb)
+        attempt = (view.get("card") or {}).get("attempts_used") or 1
+        teacher_said = written_answers.note_for(shared.workbench().store, view["session_id"], fb.get("item_id"),
+                                                attempt)
+        if teacher_said:
+            st.info(shared.plain(teacher_said), icon="✏️")
     revealed = view.get("revealed")
     if revealed:
         with st.container(border=True):

@@ -13,7 +13,7 @@ def remediation(rem: dict, try_this: bool = True, shown: str | None = None) -> N
     """Core's what went wrong / key concept / try this, then the tutor's fuller version when there is one
     (what went wrong is left out when it only repeats the marker's words, ``shown``, already on screen)."""
     with st.container(border=True):
-        if rem.get("what_went_wrong") and rem["what_went_wrong"] != shown:
+        if rem.get("what_went_wrong") and rem["what_went_wrong"] not in (shown or ""):
             shared.stem(f"**What went wrong:** {rem['what_went_wrong']}")
         if rem.get("key_concept"):
             shared.stem(f"**Key concept:** {rem['key_concept']}")
@@ -38,7 +38,7 @@ def judged(fb: dict) -> None:
     if info["judged_by"] == "llm":
         st.caption(f"Marked by the LLM judge (confidence {info['confidence']:.2f}): {info.get('reason') or ''}")
     else:
-        st.caption(f"Marked by the key points the teacher set ({info.get('error') or 'the LLM judge was not used'}).")
+        st.caption(f"Marked by the key points your teacher set ({info.get('error') or 'the LLM judge was not used'}).")
 
 
 def ask(sid: str, view: dict, run: Callable[..., bool]) -> None:

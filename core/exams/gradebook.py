@@ -9,9 +9,12 @@ the table as "Not started" (or "In progress"); with several attempts the
 latest one handed in counts, and the table says which. A deleted assignment's
 results stay here.
 
-Changing marks goes through the sitting's flow (``override`` and ``remark``
-commands), so every change is an event in the session's history and the
-responses the analytics read are updated in the same transaction.
+Changing marks goes through the sitting's flow (``override``, ``remark`` and
+``judge`` commands), so every change is an event in the session's history and
+the responses the analytics read are updated in the same transaction. Written
+answers are judged for meaning by the LLM after hand-in when one is set up;
+``judge_written`` does it for the sittings handed in while none was, and each
+script says how every written answer was marked.
 """
 from __future__ import annotations
 
@@ -20,13 +23,14 @@ import datetime as dt
 import io
 import math
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import pandas as pd
 
-from core.flows import preview
+from core.flows import judging, preview
 from core.flows.base import FlowError, Runner
 from core.flows.marks import SQA_GRADES, marker_marks, marks_out_of
+from core.flows.written import how_marked
 from core.school import assignments
 from core.store import Store, school, sessions
 from core.store.export import csv_bytes, write_csv
@@ -52,6 +56,8 @@ class Gradebook:
     histogram: pd.DataFrame           # percent band, students
     scripts: list[dict]               # every handed-in sitting: {session_id, student, name, label, counted}
     notes: list[str]                  # for the teacher: questions that could not be marked, late work
+    # Written answers in the handed-in sittings: answered, judged by the LLM, waiting for the judge.
+    written: dict = dataclasses.field(default_factory=lambda: {"answers": 0, "judged": 0, "waiting": 0})
 
     @property
     def handed_in(self) -> int:
@@ -95,6 +101,7 @@ def _sitting(runner: Runner, row: dict) -> dict:
                      "marks": float(s["items_total"]), "percent": s["accuracy_percent"]} for s in res["section_results"]]
         bands = [b["label"] for b in state["scoring"]["grade_bands"]]
         return {"row": row, "done": True, "questions": questions, "sections": sections,
+                "written": _written_counts(r for r in res["review"] if not r.get("late")),
                 "awarded": sum(q["awarded"] for q in questions.values()),
                 "out_of": sum(q["marks"] for q in questions.values()), "percent": res["score_percent"],
                 "grade": res["grade"], "passed": res.get("passed"), "bands": bands,
@@ -110,11 +117,19 @@ def _sitting(runner: Runner, row: dict) -> dict:
                                "section": section_of.get(item_id), "overridden": bool(q.get("overrides"))}
                  for item_id, q in marking["questions"].items()}
     return {"row": row, "done": True, "questions": questions, "sections": list(marking["sections"]),
+            "written": _written_counts(q for q in marking["questions"].values() if not q.get("unmarked")),
             "awarded": float(marking["marks_awarded"]), "out_of": float(marking["total_marks"]),
             "percent": marking["percent"], "grade": marking["grade"], "passed": None,
             "bands": [label for label, _ in SQA_GRADES], "submitted_at": _when(marking.get("t")),
             "late": bool(marking.get("late")), "expired": bool(marking.get("expired")), "late_sends": late_sends,
             "notes": list(marking.get("notes") or [])}
+
+
+def _written_counts(questions) -> dict:
+    """How many written answers a sitting has (blank ones aside), how many the LLM judged, how many wait for it."""
+    answered = [q for q in questions if q.get("written") and str(q.get("answer") or "").strip()]
+    judged = sum(1 for q in answered if (q.get("judged") or {}).get("judged_by") == "llm")
+    return {"answers": len(answered), "judged": judged, "waiting": len(answered) - judged}
 
 
 def _status(counted: Optional[dict], sittings: list[dict]) -> str:
@@ -150,6 +165,7 @@ def build(runner: Runner, assignment_id: str) -> Gradebook:
     kind = "evaluation" if a["kind"] == "evaluation" else "exam"
 
     rows, section_rows, scripts, notes = [], [], [], []
+    written = {"answers": 0, "judged": 0, "waiting": 0}
     bands: list[str] = [label for label, _ in SQA_GRADES]
     for student, name in sorted(roster.items(), key=lambda kv: (kv[1].lower(), kv[0])):
         sittings = by_student.get(student, [])
@@ -187,6 +203,8 @@ def build(runner: Runner, assignment_id: str) -> Gradebook:
                              "record and did not count.")
         rows.append(row)
         for k, s in enumerate(done, 1):
+            for key, n in (s.get("written") or {}).items():
+                written[key] += n
             label = name if len(sittings) == 1 else f"{name} · attempt {sittings.index(s) + 1} of {len(sittings)}"
             scripts.append({"session_id": s["row"]["id"], "student": student, "name": name, "label": label,
                             "counted": s is counted})
@@ -195,7 +213,7 @@ def build(runner: Runner, assignment_id: str) -> Gradebook:
     sections = pd.DataFrame(section_rows, columns=["Student", "Student id", "Section", "Marks", "Out of", "Percent"])
     return Gradebook(assignment=a, kind=kind, questions=questions, table=table, sections=sections,
                      section_summary=_section_summary(sections), grades=_grades(table, bands),
-                     histogram=_histogram(table), scripts=scripts, notes=notes)
+                     histogram=_histogram(table), scripts=scripts, notes=notes, written=written)
 
 
 def _section_summary(sections: pd.DataFrame) -> pd.DataFrame:
@@ -283,7 +301,8 @@ def script(runner: Runner, session_id: str) -> dict:
                 "correct_answer": r["correct_answer"], "correct": r["correct"], "marks": float(r["max_score"]),
                 "marks_awarded": float(r["score"]), "marker_marks": r.get("marker_score", r["score"]),
                 "feedback": r.get("feedback"), "explanation": r.get("explanation"), "steps": None, "unmarked": None,
-                "overrides": list(r.get("overrides") or []), "override": r.get("override")})
+                "overrides": list(r.get("overrides") or []), "override": r.get("override"),
+                "written": bool(r.get("written")), "judged": r.get("judged")})
         return {"session_id": session_id, "kind": kind, "student": student, "name": name, "title": res["title"],
                 "marks_awarded": sum(q["marks_awarded"] for q in questions),
                 "total_marks": sum(q["marks"] for q in questions), "percent": res["score_percent"],
@@ -310,7 +329,7 @@ def script(runner: Runner, session_id: str) -> dict:
                 "marks_awarded": None if q.get("unmarked") else q["marks_awarded"], "marker_marks": marker_marks(q),
                 "feedback": q.get("feedback"), "explanation": q.get("explanation"), "steps": q.get("steps"),
                 "unmarked": q.get("unmarked"), "overrides": list(q.get("overrides") or []),
-                "override": q.get("override")})
+                "override": q.get("override"), "written": bool(q.get("written")), "judged": q.get("judged")})
     return {"session_id": session_id, "kind": kind, "student": student, "name": name,
             "title": f"{state['subject']} {state['level']}", "marks_awarded": marking["marks_awarded"],
             "total_marks": marking["total_marks"], "percent": marking["percent"], "grade": marking["grade"],
@@ -394,6 +413,63 @@ def _change_note(change: dict) -> str:
     if change["to"] is None:
         return "The marker can no longer mark this question with its key; it is left out of the total."
     return "Marked again with the corrected key."
+
+
+def judge_written(runner: Runner, assignment_id: str, teacher: str = "teacher",
+                  progress: Optional[Callable[..., None]] = None) -> dict:
+    """Judge with the LLM the written answers of every handed-in sitting of an assignment that no confident
+    verdict covers yet (sittings handed in while no LLM was set up, or whose judge failed or was unsure).
+
+    The key point marks stay where the judge is unsure or fails, and a mark a teacher set stays on top.
+    Returns {papers, asked, by_llm, kept, changed, matched_key, problems} (``problems``: per student and
+    question, why the judge was not used). ``progress(fraction, message)`` is called before each paper and
+    answer (a background job's progress bar and Stop button).
+    """
+    store = runner.ctx.store
+    a = _assignment(store, assignment_id)
+    if getattr(runner.ctx.source, "llm", None) is None:
+        raise GradebookError("Checking written answers needs an LLM; set one up on the Settings page.")
+    roster = {r["student"]: r["display_name"] for r in school.roster(store, a["class_code"])}
+    rows = school.assignment_sessions(store, assignment_id)
+    summary: dict[str, Any] = {"papers": 0, "asked": 0, "by_llm": 0, "kept": 0, "changed": 0, "matched_key": 0,
+                               "problems": []}
+    for k, row in enumerate(rows):
+        name = roster.get(row["student"], row["student"])
+        if progress is not None:
+            progress(k / len(rows), f"Checking the written answers of {name} ({k + 1} of {len(rows)})")
+        try:
+            report = judging.judge_session(runner, row["id"], teacher,
+                                           between=(lambda: progress(k / len(rows), f"Checking {name}'s answers"))
+                                           if progress is not None else None)
+        except FlowError as exc:
+            raise GradebookError(_sentence(exc)) from None
+        if report.asked:
+            summary["papers"] += 1
+        for key in ("asked", "by_llm", "kept", "changed", "matched_key"):
+            summary[key] += getattr(report, key)
+        summary["problems"] += [f"{name}, {p}" for p in report.problems]
+    return summary
+
+
+def judge_summary(summary: dict) -> str:
+    """A judge run in one sentence or two, for the page."""
+    if not summary["asked"]:
+        return ("Every written answer handed in has been judged already (or is blank, or is the model answer "
+                "itself): there was nothing to send to the LLM.")
+    text = (f"The LLM judged {summary['by_llm']} of {summary['asked']} written answer(s) in {summary['papers']} "
+            f"paper(s); {summary['changed']} mark(s) changed.")
+    if summary["kept"]:
+        text += (f" For {summary['kept']} answer(s) the LLM was unsure or failed, so the key point mark stands; "
+                 "try again later or change the mark by hand.")
+    return text
+
+
+def marked_by_note(question: dict, for_teacher: bool = False) -> Optional[str]:
+    """How a written answer was marked ("Marked by the LLM judge: <reason>" or "Marked by the key points your
+    teacher set"); None for any other answer. For a teacher, why the judge's verdict was not used."""
+    if not (question.get("written") or question.get("judged")):
+        return None
+    return how_marked(question.get("judged"), for_teacher)
 
 
 def override_note(question: dict) -> Optional[str]:

@@ -2,7 +2,9 @@
 
     start: build_blueprint -> fill_slots -> assemble_exam -> delivered
     save (answers as typed) ... submit (or the time limit passes) -> marked -> remediated -> ended
-    then, by a teacher: override (one question's mark, with a reason) -> overridden; remark -> remarked
+    then, with an LLM, in the background: judge (the written answers, for meaning) -> judged
+    then, by a teacher: override (one question's mark, with a reason) -> overridden; remark -> remarked;
+    judge (sittings handed in while no LLM was set up) -> judged
 
 The blueprint comes from the course spec and is planned and filled in
 ``core.flows.exam_plan``: each section's marks are split exactly into questions
@@ -10,20 +12,23 @@ of their own marks, no skill more than the spec allows per paper, with novelty
 across all this student's sessions, and non-calculator sections only take
 questions that need no calculator. The student sees no key and no
 feedback until the exam is submitted; the server enforces the time limit.
+Written answers are marked by their key points at hand-in, and judged for
+meaning afterwards when an LLM is set up (``core.flows.judging``); the model
+sees nothing while the paper is open.
 """
 from __future__ import annotations
 
 import copy
 from typing import Any, Optional
 
-from core.flows import preview, sitting
+from core.flows import judging, preview, sitting
 from core.flows.remediation import diagnose
 from core.flows.base import Flow, FlowError, Step
 from core.flows.exam_plan import (DrawnQuestion, Offer, assemble_sections, available_marks, by_hand,  # noqa: F401
                                   exam_instructions, format_name, plan_section, topic_of)
 from core.flows.fetch import fetch_question
-from core.flows.marks import (SQA_GRADES, checked_marks, counted_marks, grade_for, marks_out_of,  # noqa: F401
-                              missed, override_question, remarked, response_row, same_marking)
+from core.flows.marks import (SQA_GRADES, checked_marks, counted_marks, grade_for, judge_marking,  # noqa: F401
+                              marks_out_of, missed, override_question, remarked, response_row, same_marking)
 from core.items.generator import Item
 from core.items.sources import NoQuestions
 from core.marking import INTERNAL_ERROR, MarkingSpecError, item_key_problem
@@ -89,6 +94,8 @@ class ExamFlow(Flow):
             override_question(state["marking"], p)
         elif t == "remarked":
             state["marking"] = copy.deepcopy(p["marking"])
+        elif t == "judged":
+            judge_marking(state["marking"], p)
 
     def view(self, state: dict) -> dict:
         out = {"kind": self.kind, "stage": state["stage"], "subject": state["subject"], "level": state["level"]}
@@ -125,6 +132,7 @@ class ExamFlow(Flow):
         if state["stage"] == "sitting":
             deadline = self._deadline(state)
             if deadline and self.ctx.clock() > deadline + GRACE_SECONDS:
+                judging.judge_later(self.ctx, state["session_id"])   # once the marking is stored
                 return sitting.stamp_marking(self._mark(state, expired=True), "marked", True, deadline)
         return None
 
@@ -231,6 +239,7 @@ class ExamFlow(Flow):
         step.responses += marked.responses
         step.items += marked.items
         step.status = marked.status
+        judging.judge_later(self.ctx, state["session_id"])   # in the background, once the marking is stored
         return step
 
     # ------------------------------------------------------------------
@@ -334,7 +343,9 @@ class ExamFlow(Flow):
                                          # how a typed answer was read (a chosen option has nothing to read)
                                          "read_as": None if q["options"] else mark.read_as,
                                          "read_as_latex": None if q["options"] else mark.read_as_latex,
-                                         "unreadable": _answered(answer) and not mark.valid}
+                                         "unreadable": _answered(answer) and not mark.valid,
+                                         # marked by key points now; the LLM judge may read it for meaning later
+                                         "written": judging.is_written(item)}
                 if diag.steps is not None:
                     # Answered step by step: each step's marks (scaled with the question's), and what was written.
                     scale = out_of / mark.max_score if mark.max_score else 1.0
@@ -435,14 +446,22 @@ class ExamFlow(Flow):
         step.rescored = rows
         return step
 
+    def cmd_judge(self, state: dict, verdicts: dict, teacher: Optional[str] = None) -> Step:
+        """The LLM judge's verdicts on written answers of the handed-in paper ({item_id: verdict}, asked by
+        ``core.flows.judging`` outside this session's lock): a "judged" event with each question's verdict,
+        confidence, reason and the mark it gives, and the responses it rescores. A teacher's override stays on
+        top; an unsure or failed judge leaves the key point mark. ``teacher``: who asked (None: after hand-in)."""
+        return judging.exam_step(state, verdicts, teacher)
+
     @staticmethod
     def _section_of(state: dict, item_id: str) -> Optional[str]:
         return next((s["section"] for s in state["package"]["sections"] for q in s["questions"] if q["id"] == item_id),
                     None)
 
     def _remediate(self, state: dict, gap_outcomes: list[str], outer: Step, marked: dict[str, dict]) -> Step:
-        """A block per outcome with a gap: what to revise, the questions of it not fully right, a practice question."""
-        source = self.ctx.source
+        """A block per outcome with a gap: what to revise, the questions of it not fully right, a practice question.
+        The hand-in never waits on the LLM: practice questions come from the blueprints and banks only."""
+        source = self.ctx.source.offline()
         spec = source.spec(state["subject"], state["level"])
         labels = {o.id: o.label for o in spec.outcomes}
         blocks = []

@@ -1,8 +1,11 @@
 """A marked paper's marks: SQA grades, and what happens to the marks after marking.
 
-A teacher's override ("overridden": item_id, section, marks, reason, teacher) and a re-mark ("remarked":
-the whole new marking) are events of the session, so the event log is the marks' history; these
-functions fold them into the marking payload, for the exam flow and for the reports that read it.
+A teacher's override ("overridden": item_id, section, marks, reason, teacher), a re-mark ("remarked":
+the whole new marking) and the LLM judge's verdicts on the written answers ("judged": per question the
+verdict, confidence, reason and the mark it gives, see ``core.flows.judging``) are events of the session,
+so the event log is the marks' history; these functions fold them into the marking payload, for the exam
+flow and for the reports that read it. A teacher's override always stays on top: of a re-mark and of the
+judge alike.
 """
 from __future__ import annotations
 
@@ -114,6 +117,42 @@ def override_question(marking: dict, override: dict) -> None:
     set_question_marks(marking, override["item_id"], override.get("section"), override["marks"])
 
 
+# What a question keeps of the judge's verdict (the mark it gave, and the key point mark it replaced).
+JUDGED_KEYS = ("judged_by", "equivalent", "confidence", "reason", "error", "marks", "keyword_marks", "out_of",
+               "model_answer", "at", "teacher")
+
+
+def judge_question(marking: dict, item_id: str, verdict: dict) -> None:
+    """Fold the judge's verdict on one written answer into the marking (``verdict``: an entry of a "judged"
+    event). A confident verdict gives the question its mark, unless a teacher has set one: then the
+    teacher's mark stands and the verdict is the marker's mark under it. An unsure or failed judge changes
+    no mark; its reason is kept with the question."""
+    q = marking["questions"].get(item_id)
+    if q is None or q.get("unmarked"):
+        return
+    q["judged"] = {k: verdict.get(k) for k in JUDGED_KEYS}
+    if verdict.get("judged_by") != "llm":
+        return
+    if q.get("overrides"):
+        q["marker_marks"] = float(verdict["marks"])
+        return
+    set_question_marks(marking, item_id, verdict.get("section"), float(verdict["marks"]))
+    if verdict.get("feedback"):
+        q["feedback"] = verdict["feedback"]
+
+
+def judge_marking(marking: dict, judged: dict) -> None:
+    """Fold a "judged" event (``judged``: its payload) into the marking."""
+    for item_id, verdict in (judged.get("questions") or {}).items():
+        judge_question(marking, item_id, {**verdict, "at": judged.get("t"), "teacher": judged.get("teacher")})
+
+
+def _judge_still_holds(verdict: Optional[dict], question: dict) -> bool:
+    """Whether the judge's verdict on a question still holds after marking again: it was judged against the
+    model answer the question has now (a corrected key needs judging again)."""
+    return bool(verdict) and verdict.get("model_answer") == question.get("correct_answer")
+
+
 def remarked(old: dict, fresh: dict, sections: dict[str, str]) -> tuple[dict, list[dict]]:
     """The marking after marking again (``fresh``: the marker's new payload), with the teacher's overrides on top,
     and the questions whose marks changed. What the marking does not decide (lateness, earlier re-marks) is kept.
@@ -126,6 +165,13 @@ def remarked(old: dict, fresh: dict, sections: dict[str, str]) -> tuple[dict, li
         before = old["questions"].get(item_id)
         if before is None:
             continue
+        verdict = before.get("judged")
+        if _judge_still_holds(verdict, q) and not q.get("unmarked"):
+            # The judge read the same answer against the same model answer: its verdict stands over the key points.
+            judge_question(new, item_id, {**verdict, "section": sections.get(item_id),
+                                          "keyword_marks": q["marks_awarded"],
+                                          "feedback": before.get("feedback") if verdict.get("judged_by") == "llm"
+                                          else None})
         was = marker_marks(before)
         now = None if q.get("unmarked") else q["marks_awarded"]
         change = {"item_id": item_id, "number": q["number"], "marks": marks_out_of(q)}
@@ -155,6 +201,8 @@ def current_marking(events: list[dict]) -> Optional[dict]:
             marking = copy.deepcopy(p["marking"])
         elif t == "overridden" and marking is not None:
             override_question(marking, p)
+        elif t == "judged" and marking is not None:
+            judge_marking(marking, p)
     return marking
 
 

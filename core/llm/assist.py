@@ -4,7 +4,9 @@
 supply a question (``generate_question``), when a bank question has no formula
 to draw new numbers from (``mutate_question``), and what marking and
 remediation call in practice and lessons (``judge_short_text``,
-``remediation``, ``tutor``).
+``remediation``, ``tutor``). The short-text judge also marks the written
+answers of a mock exam or evaluation, once it has been handed in
+(``core.flows.judging``).
 
 Nothing the model says about an answer key is taken on trust. A generated or
 varied question is checked by core (its shape, through the bank-question
@@ -105,10 +107,11 @@ class JudgedMark:
     confidence: Optional[float] = None
     reason: Optional[str] = None
     error: Optional[str] = None         # why the judge could not be used, when it was asked and failed
+    equivalent: Optional[bool] = None   # the LLM's verdict (same meaning as the model answer), when it gave one
 
     def to_dict(self) -> dict:
         return {"judged_by": self.judged_by, "confidence": self.confidence, "reason": self.reason,
-                "error": self.error}
+                "error": self.error, "equivalent": self.equivalent}
 
 
 def _digest(*parts: Any) -> str:
@@ -241,16 +244,17 @@ class Assistant:
             return JudgedMark(keyword_mark, "keywords", error=str(exc))
         if verdict.confidence < JUDGE_CONFIDENCE:
             return JudgedMark(keyword_mark, "keywords", verdict.confidence, verdict.reason,
-                              error=f"the LLM judge was not confident enough ({verdict.confidence:.2f})")
+                              error=f"the LLM judge was not confident enough ({verdict.confidence:.2f})",
+                              equivalent=verdict.equivalent)
         if verdict.equivalent == keyword_mark.correct:
-            return JudgedMark(keyword_mark, "llm", verdict.confidence, verdict.reason)
+            return JudgedMark(keyword_mark, "llm", verdict.confidence, verdict.reason, equivalent=verdict.equivalent)
         mark = dataclasses.replace(
             keyword_mark, correct=verdict.equivalent,
             score=keyword_mark.max_score if verdict.equivalent else 0.0,
             feedback="Correct." if verdict.equivalent else f"Not the correct answer. {verdict.reason}".strip(),
             gap_tags=[] if verdict.equivalent else list(keyword_mark.gap_tags),
             misconception=None if verdict.equivalent else keyword_mark.misconception)
-        return JudgedMark(mark, "llm", verdict.confidence, verdict.reason)
+        return JudgedMark(mark, "llm", verdict.confidence, verdict.reason, equivalent=verdict.equivalent)
 
     def remediation(self, item: Item, answer: Any, remediation: dict) -> dict:
         """Richer what-went-wrong / key-concept / try-this text; LLMError when the model gives none."""

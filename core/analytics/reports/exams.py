@@ -57,8 +57,9 @@ def exam_report(store: Store, class_code: Optional[str] = None) -> dict[str, Any
 
 
 def _as_marked_now(store: Store, results: pd.DataFrame) -> pd.DataFrame:
-    """The results with each exam's marks as they stand now: teachers' overrides and re-marks folded in."""
-    events = marked.events_for(store, results["session_id"], types=("marked", "remarked", "overridden"))
+    """The results with each exam's marks as they stand now: the judge's verdicts, re-marks and teachers'
+    overrides folded in."""
+    events = marked.events_for(store, results["session_id"], types=("marked", "remarked", "judged", "overridden"))
     now = [current_marking(events[sid]) or {} for sid in results["session_id"]]
     out = results.copy()
     for key in ("marks_awarded", "total_marks", "percent", "grade", "sections", "questions"):
