@@ -5,6 +5,7 @@ from core.school.auth import sign_in_student, sign_in_teacher
 from ui import shared
 
 wb = shared.workbench()
+shared.styles()
 st.title("Teacher Workbench")
 # Stateful tabs: the chosen one is kept on the server, so a rerun (a sign-in that failed, or the first run of a
 # server still opening its database) never flips back to the student's tab and hides the error under it.

@@ -119,12 +119,27 @@ def keep_long_lived() -> None:
         gc.freeze()
 
 
-# What the theme (.streamlit/config.toml) cannot set. Streamlit draws the label of a disabled widget in the text
-# colour at 40% opacity (2.6:1 on white); an inactive control is exempt from WCAG's contrast rule, but its label
-# still says what the control holds (the tutor's course while the tutor is off), so it is drawn as readable as a
-# caption: 5.8:1 on white, 5.3:1 on the grey background.
+# What the theme (.streamlit/config.toml) cannot set.
+# - Streamlit draws the label of a disabled widget in the text colour at 40% opacity (2.6:1 on white); an inactive
+#   control is exempt from WCAG's contrast rule, but its label still says what the control holds (the tutor's
+#   course while the tutor is off), so it is drawn as readable as a caption: 5.8:1 on white, 5.3:1 on grey.
+# - Keyboard focus: Streamlit rings buttons, expanders and tabs, but marks a focused page link, radio option or
+#   tick box only with a faint tint (the same tint as the page that is open), the text boxes with a 1px border and
+#   the scrolling page itself not at all; each gets a 2px ring in the primary colour (5.2:1 on grey and more).
+#   A table's toolbar (download, search, full screen) shows only while the mouse is over the table: the Tab key
+#   reached its buttons unseen, so it shows while one of them has the focus too.
 _STYLE = """<style>
 label[data-testid="stWidgetLabel"][disabled] { color: #5f676c; }
+a[data-testid="stSidebarNavLink"]:focus-visible,
+label[data-testid="stRadioOption"]:has(input:focus-visible),
+label:has(input[type="checkbox"]:focus-visible),
+[data-testid="stTextInputRootElement"]:has(input:focus-visible),
+[data-testid="stTextAreaRootElement"]:has(textarea:focus-visible),
+button[data-testid="stBaseButton-elementToolbar"]:focus-visible {
+  outline: 2px solid #1f6f8b; outline-offset: 2px;
+}
+[data-testid="stElementToolbar"]:focus-within { opacity: 1; }
+[data-testid="stMain"]:focus-visible { outline: 2px solid #1f6f8b; outline-offset: -2px; }
 </style>"""
 
 
@@ -216,11 +231,11 @@ def require(role: str) -> dict:
     """The signed-in user of this role; any other visitor is stopped (navigation hides the page too)."""
     from ui.signed_in import through_app
     through_app()  # a page's file started without app.py (the first visit after the server starts)
-    styles()
     who = user()
     if not who or who.get("role") != role:
         st.error("This page is not available to you. Sign in with the right account.")
         st.stop()
+    styles()
     return who
 
 
@@ -322,12 +337,18 @@ def _media(file: Optional[dict], alt: str) -> None:
     elif mime.startswith("video/"):
         st.video(data, format=mime)
     elif mime == "image/svg+xml":      # drawn as an image, so nothing in the file can run on the page
-        st.image(data.decode("utf-8", errors="replace"), caption=alt or None)
+        st.image(data.decode("utf-8", errors="replace"), caption=alt or None, alt=_alt_text(alt))
     elif mime.startswith("image/"):
-        st.image(data, caption=alt or None)
+        st.image(data, caption=alt or None, alt=_alt_text(alt))
     else:                                # a document that came with the question (a PDF, a text file)
         st.download_button(f"Open {alt or file['name']}", data, file_name=file["name"], mime=mime or None,
                            key=f"media_{id(file)}")      # one button per file shown in this run
+
+
+def _alt_text(alt: str) -> str:
+    """What a screen reader says for a question's picture: the description its author gave (also shown under it),
+    or that there is one without a description (a picture with no text alternative is not announced at all)."""
+    return alt.strip() or "A picture that comes with the question; it has no description."
 
 
 def figure(question: dict[str, Any]) -> None:
