@@ -9,6 +9,7 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
+from core.exams.typeset import minutes_text
 from core.school import assignments
 from core.school.classes import ClassError
 from core.store import Store, school
@@ -95,7 +96,7 @@ def one(store: Store, a: dict, summary: dict, names: dict[str, str]) -> None:
     aid = a["id"]
     with st.container(border=True):
         st.markdown(f"**{a['title']}** · {STATUS[summary['status']]}")
-        limit = (f"time limit {a['time_limit_minutes']:g} minutes" if a["time_limit_minutes"]
+        limit = (f"time limit {minutes_text(a['time_limit_minutes'])}" if a["time_limit_minutes"]
                  else "the paper's own time limit")
         extra = ", ".join(f"{names.get(s, s)} +{m:g} min" for s, m in sorted(a["extra_time"].items()))
         closed_early = " (closed early)" if a.get("closed_early_at") else ""

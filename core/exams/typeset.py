@@ -285,6 +285,12 @@ def duration(minutes: Any) -> str:
     return " ".join(parts)
 
 
+def minutes_text(minutes: Any) -> str:
+    """"1 minute", "2.5 minutes", "90 minutes": a number of minutes as written, with its noun agreeing."""
+    value = float(minutes)
+    return f"{value:g} minute{'' if value == 1 else 's'}"
+
+
 def marks_text(n: Any) -> str:
     """"1 mark", "3 marks"."""
     if isinstance(n, float) and n.is_integer():

@@ -437,7 +437,8 @@ def _plan_all(source: QuestionSource, spec, shape, sections: list, student: str,
     questions are shared out: a question one section takes, no other can. If a section cannot be filled once
     others have taken their share, it is planned first instead."""
     subject, level = spec.subject, spec.level
-    offers = [section_offers(source, subject, level, s.outcome_ids, s.calculator_allowed, student, approved_only)
+    offers = [section_offers(source, subject, level, s.outcome_ids, s.calculator_allowed, student, approved_only,
+                             s.item_types)
               for s in sections]
     for section, found in zip(sections, offers):
         if not found:
@@ -446,8 +447,10 @@ def _plan_all(source: QuestionSource, spec, shape, sections: list, student: str,
                 raise NoQuestions(f"{section.section}: no approved question not yet given covers its outcomes "
                                   f"({outcomes}); approve more for them on the Review page")
             calc = "" if section.calculator_allowed else " usable without a calculator"
-            raise NoQuestions(f"{section.section}: no skill blueprint{calc} or bank question not yet given covers "
-                              f"its outcomes ({outcomes}); add some for them")
+            kinds = section.item_types
+            kind = f" of the kind it asks ({', '.join(k.replace('_', ' ') for k in kinds)})" if kinds else ""
+            raise NoQuestions(f"{section.section}: no skill blueprint{calc}{kind} or bank question not yet given "
+                              f"covers its outcomes ({outcomes}); add some for them")
     order = sorted(range(len(sections)), key=lambda k: (sections[k].calculator_allowed, k))
     last: Optional[NoQuestions] = None
     for _ in range(len(sections)):

@@ -128,8 +128,9 @@ class Offer:
 
 
 def section_offers(source: QuestionSource, subject: str, level: str, outcome_ids: list[str], calculator: bool,
-                   student: str, approved_only: bool) -> list[Offer]:
-    """Everything that may fill a slot of a section, one offer per question or skill, each under one outcome."""
+                   student: str, approved_only: bool, item_types: Optional[list[str]] = None) -> list[Offer]:
+    """Everything that may fill a slot of a section, one offer per question or skill, each under one outcome
+    (only questions of ``item_types`` when the section names them: a multiple-choice paper)."""
     def area(outcome: str, skill: str) -> Optional[str]:
         gen = source.library.generators.get(skill)
         sub = gen.bp.metadata.subdomain if gen is not None else None
@@ -143,11 +144,15 @@ def section_offers(source: QuestionSource, subject: str, level: str, outcome_ids
             for skill in source.blueprints_for(subject, level, outcome, calculator):
                 if skill in skills_seen:
                     continue   # a skill on two outcomes is offered under the first
+                bp = source.library.generator(skill).bp
+                if item_types and bp.generation.item_type not in item_types:
+                    continue
                 skills_seen.add(skill)
-                marks = source.library.generator(skill).bp.evaluation.total_marks()
+                marks = bp.evaluation.total_marks()
                 offers.append(Offer(skill, outcome, marks, skill_id=skill, area=area(outcome, skill)))
         for item in one_off_questions(source, subject, level, outcome, student, approved_only):
-            if item.id in items_seen or item.marks < 1 or not _fits(item, calculator):
+            if item.id in items_seen or item.marks < 1 or not _fits(item, calculator) or \
+                    (item_types and item.item_type not in item_types):
                 continue
             items_seen.add(item.id)
             topic = topic_of(item)

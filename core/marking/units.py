@@ -82,9 +82,21 @@ _WORD_POWERS = [(re.compile(r"\b(?:square|sq\.?)\s+([A-Za-z]+)\b"), r"\1^2"),
                 (re.compile(r"\b([A-Za-z]+)\s+squared\b"), r"\1^2"), (re.compile(r"\b([A-Za-z]+)\s+cubed\b"), r"\1^3")]
 
 
+# A prefixed ohm ("2.5 kΩ") is one unit, not a prefix and an ohm; "amps" is amperes (pint would read it as
+# attometres per second); "2.0 x 10^5 Pa" writes "times" with the letter x, as many students do.
+_PREFIXED_OHM = re.compile(r"(?<![A-Za-z])([kMGmuµμ]?)Ω")
+_AMPS = re.compile(r"\bamps\b", re.I)
+_LETTER_TIMES = re.compile(r"(?<=[0-9.])\s*[xX]\s*(?=10\s*(?:\^|\*\*))")
+# After one "/", the unit factors written side by side are all below the line: "J/kg °C" is J/(kg °C).
+_PER_FACTORS = re.compile(r"(?<=[A-Za-z)])\s*/\s*([A-Za-z][A-Za-z0-9^\-]*(?:\s+[A-Za-z][A-Za-z0-9^\-]*)+)\s*$")
+
+
 def _prepare_units(text: str) -> str:
     """SI writing read as meant: "v = 12 m s-1" is 12 m s^-1, "78.5 cm2" is 78.5 cm^2, and so are
-    "78.5 square cm" and "78.5 cm squared"."""
+    "78.5 square cm" and "78.5 cm squared"; "2.5 kΩ", "3 amps", "2.0 x 10^5 Pa" and "4180 J/kg°C" too."""
+    text = _PREFIXED_OHM.sub(lambda m: f" {m.group(1)}ohm ", text)
+    text = _AMPS.sub("amp", text)
+    text = _LETTER_TIMES.sub(" * ", text)
     for a, b in _UNIT_CHARS:
         text = text.replace(a, b)
     for pattern, replacement in _WORD_POWERS:
@@ -94,7 +106,10 @@ def _prepare_units(text: str) -> str:
     if head is None:
         return text
     cut = head.end()
-    return text[:cut] + _SI_POWER.sub(r"^\1", text[cut:])
+    rest = _SI_POWER.sub(r"^\1", text[cut:])
+    if rest.count("/") == 1 and "(" not in rest:
+        rest = _PER_FACTORS.sub(lambda m: "/(" + m.group(1).strip() + ")", rest)
+    return text[:cut] + rest
 
 
 def resplit(units: tuple, target: tuple) -> Optional[tuple]:

@@ -325,3 +325,23 @@ def test_what_a_topic_can_add_matches_counting_every_choice():
                         expected.add(total)
         got = _topic_sums(pool, room, limit)
         assert {b for b in range(limit + 1) if got >> b & 1} == expected, (one_offs, skill, room, limit)
+
+
+def test_a_section_that_names_its_kinds_of_question_holds_only_those(banked, library):
+    from core.blueprints.loader import parse_text
+    text = """spec_id: N5-MC
+subject: Mathematics
+level: Nat 5
+outcomes: [{id: MNU-5-01, label: Numerical, weight: 0.5}, {id: MNU-5-02, label: Algebraic, weight: 0.5}]
+assessment_structure:
+  - {section: "Section 1 (Multiple choice)", outcome_ids: [MNU-5-01, MNU-5-02], marks: 8, time_allowed_minutes: 15,
+     item_types: [multiple_choice], max_per_topic: 4}
+  - {section: "Section 2", outcome_ids: [MNU-5-01, MNU-5-02], marks: 20, time_allowed_minutes: 40}
+"""
+    spec = parse_text(text, "n5-mc.yaml").model
+    drawn = assemble_sections(QuestionSource(library, banked), spec, "paper:mc", 4, 1, False)
+    first = [q.item for q in drawn[0]["questions"]]
+    assert first and {item.item_type for item in first} == {"multiple_choice"}
+    assert sum(item.marks for item in first) == 8
+    second = [q.item for q in drawn[1]["questions"]]
+    assert {item.item_type for item in second} - {"multiple_choice"}     # the other section is not held to one kind

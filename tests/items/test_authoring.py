@@ -379,5 +379,4 @@ def test_an_empty_plan_is_a_sentence(small, store):
 def test_levels_and_courses_for_the_generate_page(library):
     assert authoring.levels_for(library, ["MATH.ARITH.ADD.1DIGIT"]) == ["easy", "medium", "hard"]
     assert authoring.levels_for(library, []) == []
-    assert {"subject": "Mathematics", "level": "Nat 5"}.items() <= next(
-        c for c in authoring.courses(library) if c["level"] == "Nat 5").items()
+    assert any({"subject": "Mathematics", "level": "Nat 5"}.items() <= c.items() for c in authoring.courses(library))

@@ -120,3 +120,15 @@ def test_an_absolute_tolerance_may_carry_units():
     assert ok(num("1.2", units="kg", tolerance_absolute="100 g"), "1.1 kg")
     with pytest.raises(MarkingSpecError):
         num("1.2", units="kg", tolerance_absolute="100 s")
+
+
+@pytest.mark.parametrize("key, units, answer", [
+    ("2500", "Ω", "2.5 kΩ"), ("0.0025", "Ω", "2.5 mΩ"),                 # a prefixed ohm is one unit
+    ("4180", "J kg^-1 °C^-1", "4180 J/kg°C"), ("4180", "J kg^-1 °C^-1", "4180 J/kg °C"),  # all below the line
+    ("200000", "Pa", "2.0 x 10^5 Pa"), ("200000", "Pa", "2.0 X 10^5 Pa"),    # "times" written with the letter x
+    ("3.5", "A", "3.5 amps"), ("3.5", "A", "3.5 Amps"),                   # not attometres per second
+    ("24", "kg m s^-1", "24 kg m/s"), ("9.8", "m s^-2", "9.8 m/s/s"), ("0.5", "m", "1/2 m"),
+])
+def test_units_as_students_write_them_are_read_as_meant(key, units, answer):
+    r = mark_answer(num(key, units=units), answer)
+    assert r.correct, r.feedback

@@ -11,7 +11,7 @@ from typing import Optional
 
 from pydantic import Field, field_validator, model_validator
 
-from core.blueprints.models.base import (ID_PATTERN, Strict, fail, _version_text)
+from core.blueprints.models.base import (ID_PATTERN, ItemType, Strict, fail, _version_text)
 
 MAX_OUTCOMES = 200
 MAX_SECTIONS = 20               # exam sections (papers), instructions, formats
@@ -37,6 +37,11 @@ class SpecSection(Strict):
     time_allowed_minutes: float = Field(gt=0, le=MAX_MINUTES)
     # Questions on one skill this section may hold; None: the format's or the spec's setting.
     max_per_topic: Optional[int] = Field(default=None, ge=1, le=MAX_MARKS)
+    # The kinds of question the section holds (an SQA Section 1 is multiple choice only); None: any kind.
+    item_types: Optional[list[ItemType]] = Field(default=None, min_length=1, max_length=4)
+
+    def takes(self, item_type: str) -> bool:
+        return self.item_types is None or item_type in self.item_types
 
 
 class Formula(Strict):

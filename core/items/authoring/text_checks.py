@@ -195,4 +195,21 @@ def check_items(loaded: LoadedBlueprint, gen: SkillGenerator, per_level: int = I
         checker.issues.append(loaded.issue(["generation", "difficulty_levels"],
                                            f"what students read was checked on only part of the items: generating "
                                            f"them took longer than {BUDGET_S:g} s", "warning"))
-    return checker.issues
+    return checker.issues + teaching_issues(loaded)
+
+
+def teaching_issues(loaded: LoadedBlueprint) -> list[Issue]:
+    """What lessons and remediation will lack: the skill's teaching, and what each mistake's student needs."""
+    bp = loaded.model
+    issues = []
+    if bp.teaching is None:
+        issues.append(loaded.issue(["skill_id"], "no 'teaching': a lesson card will show only the skill statement "
+                                                 "before its question; add teaching with a few plain sentences "
+                                                 "(text) and a key concept (see the templates)", "warning"))
+    for k, strategy in enumerate(bp.presentation.distractor_strategies):
+        if not strategy.explanation:
+            issues.append(loaded.issue(["presentation", "distractor_strategies", k, "type"],
+                                       f"mistake '{strategy.type}' has no 'explanation': a student who makes it will "
+                                       f"be shown the skill's key concept instead of what this mistake needs",
+                                       "warning"))
+    return issues
