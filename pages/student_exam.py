@@ -8,7 +8,7 @@ from core.exams import gradebook
 from core.exams.typeset import minutes_text
 from core.school import assignments, courses, sittings
 from core.flows.base import FlowError
-from ui import exam_answers, flash, shared
+from ui import countdown, exam_answers, flash, shared
 from ui.answer import (SAVED_AS_TYPED, answer_box, answer_label, fill_ticks, read_as_text, show_reading, tick_boxes,
                        ticked)
 from ui.blocks import Paragraphs
@@ -43,38 +43,6 @@ def start(kind: str, config: dict) -> None:
 def close_exam() -> None:
     for key in (SID, CONFIRM):
         st.session_state.pop(key, None)
-
-
-def countdown(seconds: int | None) -> None:
-    """A clock that ticks in the browser; the server enforces the limit whatever it shows.
-
-    st.iframe with an HTML string is Streamlit's replacement for st.components.v1.html (deprecated in 1.67).
-    """
-    if seconds is None:
-        return
-    st.iframe(f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Time left in the exam</title></head><body>
-<div id="clock" role="timer" aria-live="off"
-     style="font-family: 'Source Sans Pro', sans-serif; font-size: 1.3rem; font-weight: 600; color: #31333f;"></div>
-<script>
-  const end = Date.now() + {int(seconds)} * 1000;
-  const el = document.getElementById("clock");
-  function pad(n) {{ return String(n).padStart(2, "0"); }}
-  function tick() {{
-    const s = Math.max(0, Math.round((end - Date.now()) / 1000));
-    if (s <= 0) {{
-      el.textContent = "⏰ Time is up: your saved answers are being marked.";
-      el.style.color = "#d33";
-      clearInterval(timer);
-      return;
-    }}
-    el.textContent = "⏱ Time left: " + Math.floor(s / 3600) + ":" + pad(Math.floor(s % 3600 / 60)) + ":" + pad(s % 60);
-    if (s < 300) el.style.color = "#d33";
-  }}
-  const timer = setInterval(tick, 1000);
-  tick();
-</script></body></html>""", height=40, alt="Time left in the exam",
-              tab_index=-1)   # a clock to read, not a control: no stop for the Tab key
 
 
 def box_key(sid: str, item_id: str) -> str:
@@ -226,7 +194,7 @@ def show_sitting(view: dict) -> None:
     exam = view["exam"]
     saved = view["answers"]
     st.title(f"{exam['subject']} {exam['level']}: mock exam")
-    countdown(view.get("time_remaining_seconds"))
+    countdown.exam(view.get("time_remaining_seconds"))
     extra = f" + {minutes_text(view['extra_minutes'])} extra time" if view.get("extra_minutes") else ""
     st.caption(f"{exam['question_count']} questions · {exam['total_marks']} marks · "
                f"{minutes_text(exam['time_allowed_minutes'])}{extra}. The clock keeps running if you leave this page.")
@@ -407,32 +375,6 @@ def show_held(view: dict) -> None:
 # An assigned evaluation (from an assessment blueprint): one question at a time
 
 
-def item_countdown(seconds: int) -> None:
-    """The seconds left on a question with its own time limit, ticking in the browser; the server decides."""
-    st.iframe(f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Time left for this question</title></head><body>
-<div id="item-clock" role="timer" aria-live="off"
-     style="font-family: 'Source Sans Pro', sans-serif; font-size: 1.1rem; font-weight: 600; color: #31333f;"></div>
-<script>
-  const end = Date.now() + {int(seconds)} * 1000;
-  const el = document.getElementById("item-clock");
-  function tick() {{
-    const s = Math.max(0, Math.round((end - Date.now()) / 1000));
-    if (s <= 0) {{
-      el.textContent = "⏰ Time's up for this question: an answer now counts as wrong.";
-      el.style.color = "#d33";
-      clearInterval(timer);
-      return;
-    }}
-    el.textContent = "⏱ Time left for this question: " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
-    if (s <= 10) el.style.color = "#d33";
-  }}
-  const timer = setInterval(tick, 1000);
-  tick();
-</script></body></html>""", height=40, alt="Time left for this question",
-              tab_index=-1)   # a clock to read, not a control: no stop for the Tab key
-
-
 def answer_evaluation(sid: str, item_id: str, answer) -> None:
     """Save an answer, then the page again: an answer after the question's time limit is kept but counts as
     wrong, and the next run says so."""
@@ -475,14 +417,15 @@ def show_evaluation(view: dict) -> None:
             st.rerun()
         return
     q = view["question"]
-    countdown(view.get("time_remaining_seconds"))
+    countdown.exam(view.get("time_remaining_seconds"))
     if view.get("time_remaining_seconds") is not None:
         watch_clock(sid)
     st.caption(f"{q['section_title']} · question {q['number']} of {q['total']}")
     shared.stem(q["stem"])
     shared.figure(q)
     if view.get("item_time_left_seconds") is not None:
-        item_countdown(view["item_time_left_seconds"])
+        countdown.question(view["item_time_left_seconds"], q.get("time_limit_seconds"),
+                           "⏰ Time's up for this question: an answer now counts as wrong.")
     go, answer = answer_box(q, f"ev_{sid}_{q['id']}", "Save and continue", default=view.get("your_answer"))
     if go:
         if answer is None or not str(answer).strip():

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.school import courses, sittings, written_answers
 from core.flows.base import FlowError
-from ui import flash, lesson, shared, tutor
+from ui import countdown, flash, lesson, shared, tutor
 from ui.answer import read_as_line
 from ui.steps import answer_box, is_blank, show_steps
 
@@ -91,32 +91,6 @@ def show_stats(stats: dict) -> None:
     cols[3].metric("Best streak", stats["best_streak"])
 
 
-def item_clock(seconds: int, limit: int | None) -> None:
-    """The seconds left on a timed question, ticking in the browser; the server decides what counts in time."""
-    st.iframe(f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Time left for this question</title></head><body>
-<div id="clock" role="timer" aria-live="off"
-     style="font-family: 'Source Sans Pro', sans-serif; font-size: 1.1rem; font-weight: 600; color: #31333f;"></div>
-<script>
-  const end = Date.now() + {int(seconds)} * 1000;
-  const el = document.getElementById("clock");
-  function tick() {{
-    const s = Math.max(0, Math.round((end - Date.now()) / 1000));
-    if (s <= 0) {{
-      el.textContent = "⏰ Time's up for this one: you can still answer, but it will count as wrong.";
-      el.style.color = "#d33";
-      clearInterval(timer);
-      return;
-    }}
-    el.textContent = "⏱ Time left for this question: " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
-    if (s <= 10) el.style.color = "#d33";
-  }}
-  const timer = setInterval(tick, 1000);
-  tick();
-</script></body></html>""", height=40, alt=f"Time left for this question ({limit or seconds} seconds in all)",
-              tab_index=-1)   # a clock to read, not a control: no stop for the Tab key
-
-
 def finish_practice(view: dict) -> None:
     if not run(view["session_id"], "stop"):
         return
@@ -143,7 +117,8 @@ def show_practice(view: dict) -> None:
         shared.figure(q)
         st.caption(f"{q['marks']} mark{'s' if q['marks'] != 1 else ''}")
         if view.get("time_left_seconds") is not None:
-            item_clock(view["time_left_seconds"], q.get("time_limit_seconds"))
+            countdown.question(view["time_left_seconds"], q.get("time_limit_seconds"),
+                               "⏰ Time's up for this one: you can still answer, but it will count as wrong.")
         if view.get("rationale"):
             with st.expander("Why this question?"):
                 st.caption(view["rationale"].get("reason", ""))

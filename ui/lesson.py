@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.flows.lesson_words import plural
 from core.school import courses, written_answers
-from ui import shared, tutor
+from ui import countdown, shared, tutor
 from ui.answer import read_as_line
 from ui.steps import answer_box, is_blank, show_steps
 
@@ -85,6 +85,8 @@ def show(view: dict, library, run: Callable[..., bool], on_end: Callable[[], Non
                     level = card.get("hint_level")
                     st.info(shared.maths(f"**Hint {level}:** {fb['hint']}" if level else f"**Hint:** {fb['hint']}"))
             st.caption(f"Attempts left: {card['attempts_remaining']} of {card['max_attempts']}")
+            countdown.question(card.get("time_left_seconds"), card.get("time_limit_seconds"),
+                               "⏰ Time's up for this one: an answer now counts as a wrong attempt.")
             submitted, answer = answer_box(card["question"], f"la_{sid}_{card['index']}_{card['attempts_used']}",
                                            "Check answer")
             if submitted:
