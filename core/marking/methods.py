@@ -23,7 +23,7 @@ from core.marking.quantities import DEFAULT_RELATIVE_TOLERANCE, mark_numeric  # 
 from core.marking.precision import as_decimal, round_sig, written_sig_figs
 from core.marking.reading import _norm_text
 from core.marking.spec import MarkingSpec, _Outcome
-from core.marking.text import _compact, _keyword_pattern
+from core.marking.text import _compact, _keyword_pattern, list_parts
 
 
 
@@ -171,6 +171,9 @@ def _mark_short_text(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
     keys = [k for k in [spec.key] + spec.accepted_answers if k.strip()]
     if any(answer == _norm_text(k) or _compact(answer) == _compact(_norm_text(k)) for k in keys):
         return _Outcome(True, "That's right.", answer)
+    listed = list_parts(answer)
+    if listed is not None and any(listed == list_parts(_norm_text(k)) for k in keys):
+        return _Outcome(True, "That's right.", answer)   # the same things listed in another order or way
     for stype, wrong in spec.misconceptions.items():
         if answer == _norm_text(wrong) or _compact(answer) == _compact(_norm_text(wrong)):
             return _Outcome(False, "That's not the right answer.", answer, misconception=stype)

@@ -293,7 +293,12 @@ def _items(text: str) -> Optional[tuple[str, list[str]]]:
     return None
 
 
+# A magnification written as "×500" or "x 500": the number of times.
+_TIMES_FIRST = re.compile(r"^\s*[×xX]\s*(?=[0-9.])")
+
+
 def mark_numeric(spec: MarkingSpec, text: str, raw: Any) -> _Outcome:
+    text = _TIMES_FIRST.sub("", text) if isinstance(text, str) else text
     many = _items(spec.key)
     if many is not None:
         return _mark_many(spec, text, many)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from core.marking.reading import _norm_text
 
@@ -20,3 +21,16 @@ def _compact(text: str) -> str:
     is not "hello")."""
     text = re.sub(r"\s*([^\w\s])\s*", r"\1", text)
     return re.sub(r"\s+", " ", text).strip()
+
+
+_LIST_JOIN = re.compile(r"\s*(?:,|;|&|\band\b|\bplus\b)\s*")
+
+
+def list_parts(text: str) -> Optional[frozenset]:
+    """The items of an answer that lists things ("ethanol and carbon dioxide", "carbon dioxide, ethanol"),
+    compared as a set so their order and joining words do not matter; None for an answer of one item."""
+    parts = [p for p in _LIST_JOIN.split(text) if p.strip()]
+    # Bare numbers are left alone: in "2, 3" the order may be the answer (a point's coordinates).
+    if len(parts) < 2 or not all(re.search(r"[^\W\d_]", p) for p in parts):
+        return None
+    return frozenset(_compact(p.strip()) for p in parts)

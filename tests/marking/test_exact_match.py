@@ -83,3 +83,12 @@ def test_fraction_simplest_form_needs_partial_credit_for_marks():
 def test_whole_number_written_as_fraction():
     spec = MarkingSpec("exact_match", "2", required_form="simplified")
     assert ok(spec, "2") and not ok(spec, "4/2") and not ok(spec, "2/1")
+
+
+def test_things_listed_in_another_order_or_joined_another_way_are_the_same_answer():
+    from core.marking import MarkingSpec
+    spec = MarkingSpec("short_text", "ethanol and carbon dioxide")
+    for answer in ("carbon dioxide and ethanol", "ethanol, carbon dioxide", "ethanol & carbon dioxide"):
+        assert mark_answer(spec, answer).correct, answer
+    assert not mark_answer(spec, "ethanol").correct
+    assert not mark_answer(MarkingSpec("short_text", "2, 3"), "3, 2").correct     # an order of numbers is kept

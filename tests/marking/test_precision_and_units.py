@@ -132,3 +132,8 @@ def test_an_absolute_tolerance_may_carry_units():
 def test_units_as_students_write_them_are_read_as_meant(key, units, answer):
     r = mark_answer(num(key, units=units), answer)
     assert r.correct, r.feedback
+
+
+@pytest.mark.parametrize("answer", ["×500", "x500", "x 500", "X500"])
+def test_a_magnification_written_with_times_first_is_the_number(answer):
+    assert mark_answer(num("500"), answer).correct
