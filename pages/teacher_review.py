@@ -162,22 +162,29 @@ def card(item: dict, rows: list[dict] | None) -> None:
                    f"{item['marks']} mark(s) · source {item['source']} · **{item['status']}**"
                    + (f" · outcomes {', '.join(item['outcome_ids'])}" if item.get("outcome_ids") else ""))
         shared.item_card(item, with_key=True)
+        notes = []      # one caption for whatever there is to say about the item
         if item.get("review_notes"):
-            st.caption(f"Review note: {item['review_notes']}")
+            notes.append(f"Review note: {item['review_notes']}")
         if item.get("origin"):
-            st.caption(item_exchange.origin_text(item["origin"]))
+            notes.append(item_exchange.origin_text(item["origin"]))
         if item.get("source") == "pipeline":
             accepted_at = str((item.get("params") or {}).get("accepted_at") or "")[:16].replace("T", " ")
-            st.caption(f"Written by the question pipeline; accepted {accepted_at or 'at a time not recorded'} UTC, "
-                       f"in the queue since {str(item['created_at'])[:16]}.")
+            notes.append(f"Written by the question pipeline; accepted {accepted_at or 'at a time not recorded'} UTC, "
+                         f"in the queue since {str(item['created_at'])[:16]}.")
+        if notes:
+            st.caption("  \n".join(notes))
         if item.get("source") in ("import", "pipeline") or not item.get("outcome_ids"):
             item_exchange.placement(store, library, item, "review_flash")
-        if item.get("params"):
-            st.caption("Generation parameters")
-            st.json(item["params"], expanded=False)
-        if item.get("verification"):
-            st.caption("Verification report")
-            st.json(item["verification"], expanded=False)
+        if item.get("params") or item.get("verification"):
+            details = st.expander("Generation parameters and checks", key=f"rv_details_{iid}", on_change="rerun")
+            if details.open:      # drawn only while open, like the editor and the history
+                with details:
+                    if item.get("params"):
+                        st.caption("Generation parameters")
+                        st.json(item["params"], expanded=False)
+                    if item.get("verification"):
+                        st.caption("Verification report")
+                        st.json(item["verification"], expanded=False)
 
         a, b, c = st.columns([1, 3, 1], vertical_alignment="bottom")
         if a.button("Approve", key=f"rv_approve_{iid}", type="primary", disabled=item["status"] == "approved"):

@@ -368,13 +368,14 @@ def item_card(item: dict[str, Any], with_key: bool) -> None:
         right = set(right_options(item.get("answer_key") or item.get("correct_answer") or "", len(options)))
     else:
         right = {item.get("correct_index")}
-    for k, option in enumerate(options):
-        mark = " ✅" if with_key and k in right else ""
-        st.markdown(f"**{chr(65 + k)}.** {option}{mark}")
+    # The options and the key as one block: a page of cards is drawn sooner from fewer elements.
+    lines = [f"**{chr(65 + k)}.** {option}{' ✅' if with_key and k in right else ''}" for k, option in enumerate(options)]
     if with_key:
-        st.markdown(f"**Answer:** {item.get('answer_key') or item.get('correct_answer')}")
-        if item.get("explanation"):
-            st.caption(item["explanation"])
+        lines.append(f"**Answer:** {item.get('answer_key') or item.get('correct_answer')}")
+    if lines:
+        st.markdown(_SPACED_MATHS.sub(r"$\1$", "\n\n".join(lines)))
+    if with_key and item.get("explanation"):
+        st.caption(item["explanation"])
 
 
 def demo_ready(wb: Workbench) -> None:

@@ -143,7 +143,7 @@ def test_a_bad_field_shows_line_and_field_path(env):
     assert values(at.error) == [f"line {line}, generation.answer\\_type: Input should be 'integer', 'decimal', "
                                 f"'string', 'fraction' or 'expression', got 'decimel'"]
     assert values(at.code) == [f"{line:>4} | {source}"]
-    assert not at.success and not any(m.startswith("**Answer:**") for m in values(at.markdown))
+    assert not at.success and not any("**Answer:**" in m for m in values(at.markdown))
 
 
 def test_a_valid_skill_shows_variant_sizes_and_sample_items_with_keys(env):
@@ -155,8 +155,8 @@ def test_a_valid_skill_shows_variant_sizes_and_sample_items_with_keys(env):
     assert all(int(n.replace(",", "")) > 0 for n in sizes["distinct items"])
     markdown = values(at.markdown)
     assert [m.split(" ·")[0] for m in markdown if " · difficulty" in m] == ["**Easy**", "**Medium**", "**Hard**"]
-    assert sum(m.startswith("**Answer:**") for m in markdown) == 3   # one item per level
-    assert sum(m.endswith("✅") for m in markdown) == 3  # the key marked among the options
+    assert sum(m.count("**Answer:**") for m in markdown) == 3   # one item per level
+    assert sum(m.count("✅") for m in markdown) == 3  # the key marked among the options
     assert at.caption  # explanations
 
 
@@ -319,7 +319,7 @@ def test_the_blueprints_page_validates_in_a_worker_process_and_follows_it(env, m
     assert values(at.success) == ["Skill BENCH.SLOW.PRODUCTS version 1.0 is valid."]
     sizes = next(df.value for df in at.dataframe if "distinct items" in df.value.columns)
     assert list(sizes["level"]) == ["easy", "medium", "hard", "extension"]
-    assert sum(m.startswith("**Answer:**") for m in values(at.markdown)) == 4     # one item per level
+    assert sum(m.count("**Answer:**") for m in values(at.markdown)) == 4     # one item per level
     # past the validation's own samples, new ones are drawn, also in a worker
     for _ in range(3):
         at.button(key="bp_another").click().run()
@@ -328,7 +328,7 @@ def test_the_blueprints_page_validates_in_a_worker_process_and_follows_it(env, m
         time.sleep(0.2)
         at.run()
     assert [fn for fn, _ in submitted] == [tasks.check_blueprint, tasks.sample_items]
-    assert sum(m.startswith("**Answer:**") for m in values(at.markdown)) == 4 and not at.error
+    assert sum(m.count("**Answer:**") for m in values(at.markdown)) == 4 and not at.error
 
 
 def test_a_validation_past_its_time_limit_is_stopped_with_a_sentence(env, monkeypatch):

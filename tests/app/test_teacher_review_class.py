@@ -125,7 +125,12 @@ def test_review_lists_drafts_with_key_params_and_history(env):
     at = review_page(MC_SKILL)
     item = env["ids"][MC_SKILL][0]
     text = texts(at)
-    assert item in text and "Answer:" in text and "Generation parameters" in text
+    assert item in text and "Answer:" in text
+    assert "Generation parameters and checks" in [e.label for e in at.expander]
+    assert "Generation parameters" not in text, "the parameters are drawn only once asked for"
+    at.session_state[f"rv_details_{item}"] = True
+    at.run()
+    assert "Generation parameters" in texts(at) and at.json, "opened, the card shows what generated the item"
     assert at.button(key=f"rv_approve_{item}") and at.button(key=f"rv_reject_{item}")
     assert any(e.label == "History" for e in at.expander)
     at.selectbox(key="rv_skill").select(OTHER_SKILL).run()

@@ -345,21 +345,26 @@ def test_a_question_the_marker_could_not_mark_can_be_marked_by_the_teacher(env):
 
 
 def _numeric_question(env, sid: str) -> tuple[dict, str]:
-    """The first typed question with a number for its key that could take another number as its key;
-    returns it and that other key."""
+    """The first typed question with a number for its key that could take another, clearly different number as its
+    key (the old answer then wrong: no tolerance or accepted alternative keeps it); returns it and that other key."""
+    seen = []
     for q in questions(env, sid):
         item = repo.load_item(env.store, q["id"])
         if q["options"] or item.units:
+            seen.append(f"{q['id']}: {'options' if q['options'] else 'units'}")
             continue
         try:
-            other = f"{float(item.correct_answer) + 1:g}"
+            value = float(item.correct_answer)
         except ValueError:
+            seen.append(f"{q['id']}: key {item.correct_answer!r} is not a number")
             continue
-        changed = dataclasses.replace(item, correct_answer=other)
-        # Only a key whose change the marker sees: the old answer no longer right (no accepted alternative keeps it).
-        if key_problem(changed) is None and not mark_answer(MarkingSpec.from_item(changed), key(env, q["id"])).correct:
-            return q, other
-    pytest.fail("no typed question with a numeric key on the paper")
+        for other in (f"{value + 1:g}", f"{abs(value) * 2 + 3:g}", f"{abs(value) * 10 + 17:g}"):
+            changed = dataclasses.replace(item, correct_answer=other)
+            problem = key_problem(changed)
+            if problem is None and not mark_answer(MarkingSpec.from_item(changed), key(env, q["id"])).correct:
+                return q, other
+            seen.append(f"{q['id']}: key {item.correct_answer!r} -> {other}: {problem or 'old answer still right'}")
+    pytest.fail("no typed question with a numeric key on the paper:\n" + "\n".join(seen))
 
 
 def test_remark_after_a_key_is_corrected_changes_exactly_the_affected_marks(env):
