@@ -14,7 +14,9 @@ def cmd_init(args: argparse.Namespace) -> int:
     from core.store.migrations import current_version
     store = open_store(args.db)  # first, so a busy database fails at once
     try:
-        lib = library(exercise=True)
+        # Checked as the app checks it on opening (schema, formulas, cross-references); generating from every
+        # difficulty level is `validate`'s work, which would make every init take half a minute.
+        lib = library(exercise=False)
         if not lib.report.ok:
             first = lib.report.errors()[0]
             raise CommandError(f"the blueprint library has errors, first: {first}", EXIT_INVALID)

@@ -28,7 +28,7 @@ def _without(data, keys=("db", "session_id", "exam_id", "calibration_id", "out",
 def _school(db: str, tmp: Path, name: str) -> dict:
     results = {}
     results["init"] = json.loads(_run("init", "--db", db, "--json").stdout)
-    results["simulate"] = json.loads(_run("simulate", "--db", db, "--students", "12", "--seed", "41",
+    results["simulate"] = json.loads(_run("simulate", "--db", db, "--students", "6", "--seed", "41",
                                           "--json").stdout)
     for model in ("rasch", "2pl"):
         out, abilities = tmp / f"{name}-{model}-units.csv", tmp / f"{name}-{model}-abilities.csv"

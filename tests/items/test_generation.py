@@ -129,7 +129,7 @@ def test_reproducible_across_processes(library):
     import subprocess
     import sys
     code = ("from core.blueprints.library import Library; import json; "
-            "g = Library.load().generator('MATH.ARITH.ADD.2DIGIT'); "
+            "g = Library.load(exercise=False).generator('MATH.ARITH.ADD.2DIGIT'); "
             "print(json.dumps(g.generate('hard', 99).to_dict()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == json.loads(json.dumps(library.generator("MATH.ARITH.ADD.2DIGIT").generate("hard", 99).to_dict()))
