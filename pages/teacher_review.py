@@ -149,6 +149,24 @@ def editor(item: dict) -> None:
             shared.error(exc)
 
 
+def reject_form(iid: str) -> None:
+    """The reason (kept in the item's history and shown to whoever reads it), then Reject or Cancel."""
+    with st.form(f"rv_reject_form_{iid}", border=False):
+        why = st.text_input("Reason for rejecting", key=f"rv_reason_{iid}",
+                            placeholder="e.g. the distractors are too easy")
+        x, y, _ = st.columns([1, 1, 4])
+        confirm = x.form_submit_button("Reject", key=f"rv_reject_confirm_{iid}")
+        y.form_submit_button("Cancel", key=f"rv_reject_cancel_{iid}",
+                             on_click=st.session_state.pop, args=(f"rv_rejecting_{iid}", None))
+    if confirm:
+        try:
+            review.reject(store, [iid], why)
+            st.session_state.pop(f"rv_rejecting_{iid}", None)
+            done(f"Rejected {iid}.")
+        except ReviewError as exc:
+            shared.error(exc)
+
+
 @st.fragment
 def card(item: dict, rows: list[dict] | None) -> None:
     """One item: what it is, approve, reject, edit then approve, and its history.
@@ -186,20 +204,18 @@ def card(item: dict, rows: list[dict] | None) -> None:
                         st.caption("Verification report")
                         st.json(item["verification"], expanded=False)
 
-        a, b, c = st.columns([1, 3, 1], vertical_alignment="bottom")
+        a, b, _ = st.columns([1, 1, 4], vertical_alignment="bottom")
         if a.button("Approve", key=f"rv_approve_{iid}", type="primary", disabled=item["status"] == "approved"):
             try:
                 review.approve(store, [iid], library=library)
                 done(f"Approved {iid}.")
             except ReviewError as exc:
                 shared.error(exc)
-        why = b.text_input("Reason for rejecting", key=f"rv_reason_{iid}", placeholder="e.g. the distractors are too easy")
-        if c.button("Reject", key=f"rv_reject_{iid}", disabled=item["status"] == "rejected"):
-            try:
-                review.reject(store, [iid], why)
-                done(f"Rejected {iid}.")
-            except ReviewError as exc:
-                shared.error(exc)
+        # Rejecting asks for the reason only once chosen: a page of cards is drawn without a text box in each.
+        b.button("Reject…", key=f"rv_reject_{iid}", disabled=item["status"] == "rejected",
+                 on_click=st.session_state.__setitem__, args=(f"rv_rejecting_{iid}", True))
+        if st.session_state.get(f"rv_rejecting_{iid}"):
+            reject_form(iid)
 
         edit = st.expander("Edit then approve", key=f"rv_editor_{iid}", on_change="rerun")
         if edit.open:

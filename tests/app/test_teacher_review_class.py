@@ -153,15 +153,21 @@ def test_approve_one_item(env):
 def test_reject_needs_a_reason(env):
     item = env["ids"][MC_SKILL][1]
     at = review_page(MC_SKILL)
+    assert not [t for t in at.text_input if (t.key or "").startswith("rv_reason_")], "asked only once chosen"
     at.button(key=f"rv_reject_{item}").click().run()
+    at.button(key=f"rv_reject_confirm_{item}").click().run()
     assert not at.exception
     assert any("Say why the item is rejected" in e.value for e in at.error)
     assert status(env, item) == "draft" and history(env, item) == []
-    at.text_input(key=f"rv_reason_{item}").input("The distractors give the answer away")
+    at.button(key=f"rv_reject_cancel_{item}").click().run()
+    assert not [t for t in at.text_input if (t.key or "").startswith("rv_reason_")], "Cancel puts the question away"
     at.button(key=f"rv_reject_{item}").click().run()
+    at.text_input(key=f"rv_reason_{item}").input("The distractors give the answer away")
+    at.button(key=f"rv_reject_confirm_{item}").click().run()
     assert status(env, item) == "rejected"
     rows = history(env, item)
     assert [(h["action"], h["note"]) for h in rows] == [("rejected", "The distractors give the answer away")]
+    assert f"Rejected {item}." in texts(at)
 
 
 def test_edit_then_approve_refuses_a_duplicate_option_and_keeps_an_edit(env):
