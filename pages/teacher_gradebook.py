@@ -136,7 +136,11 @@ def show_script(scripts: list[dict]) -> None:
     if sc["late"]:
         st.caption("Time ran out before this was handed in: the answers saved by then were marked.")
     for q in sc["questions"]:
-        with st.expander(gradebook.question_heading(q)):
+        # Each question's detail is drawn only while open: a paper of forty questions opens at once.
+        box = st.expander(gradebook.question_heading(q), key=f"gb_open_{chosen}_{q['item_id']}", on_change="rerun")
+        if not box.open:
+            continue
+        with box:
             text = Paragraphs()   # the paragraphs between other elements drawn as one block each
             text.stem(q["stem"])
             for k, option in enumerate(q["options"]):

@@ -15,7 +15,7 @@ ANY = "(any)"
 STATUSES = {"Drafts": "draft", "Approved": "approved", "Rejected": "rejected", "Withdrawn": "withdrawn", "All": None}
 SOURCES = [ANY, "formula", "local", "past", "us", "variant", "llm", "pipeline", "import"]
 VERDICTS = ["all", "has verification report", "none"]
-PAGE_SIZE = 10
+PAGE_SIZE = 6      # cards a page: each is drawn in the browser with its maths, so a page opens quickly
 
 st.title("Review")
 st.caption("Every generated item waits here as a draft until you approve it. Rejected items keep your reason.")

@@ -189,7 +189,7 @@ def _picklable(exc: BaseException) -> BaseException:
 WORKER_NAME = "workbench-job"
 
 
-def _keep_main_out_of_workers() -> None:
+def keep_main_out_of_workers() -> None:
     """Workers never run the app's main script.
 
     multiprocessing tells a new process to import the parent's ``__main__``
@@ -260,7 +260,7 @@ class JobRunner:
         methods = multiprocessing.get_all_start_methods()
         method = start_method or ("forkserver" if "forkserver" in methods else "spawn")
         self._ctx = multiprocessing.get_context(method)
-        _keep_main_out_of_workers()
+        keep_main_out_of_workers()
         if method == "forkserver" and preload:
             self._ctx.set_forkserver_preload(list(preload))
         self._lock = threading.Lock()

@@ -19,6 +19,7 @@ from core.blueprints.compiler import compile_skill
 from core.blueprints.loader import BlueprintError, LoadedBlueprint, NodeIndex
 from core.items.generator import SkillGenerator
 from core.items.sampler import GenerationError
+from core.jobs.runner import WORKER_NAME, keep_main_out_of_workers
 
 _log = logging.getLogger(__name__)
 WORKER_NICENESS = 10
@@ -61,6 +62,21 @@ def install(library: Any, states: dict) -> int:
     return taken
 
 
+class _NamedWorkers:
+    """A multiprocessing context whose processes carry the job workers' name, so that, like every job worker,
+    they never import the app's main script (under Streamlit, app.py, which opens the database)."""
+
+    def __init__(self, context: Any, name: str) -> None:
+        self._context, self._name = context, name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._context, attr)
+
+    def Process(self, *args: Any, **kwargs: Any) -> Any:   # noqa: N802 - multiprocessing's name
+        kwargs.setdefault("name", self._name)
+        return self._context.Process(*args, **kwargs)
+
+
 def _slim(loaded: LoadedBlueprint) -> LoadedBlueprint:
     return dataclasses.replace(loaded, text="", index=NodeIndex(None))
 
@@ -74,7 +90,8 @@ def warm_library(library: Any) -> int:
     skills = [_slim(loaded) for _, loaded in sorted(library.skills.items()) if loaded.id in library.generators]
     taken = 0
     try:
-        context = multiprocessing.get_context("forkserver")
+        keep_main_out_of_workers()
+        context = _NamedWorkers(multiprocessing.get_context("forkserver"), f"{WORKER_NAME}-sampling")
         with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
             # In parts, each installed as it arrives: the first skills are ready in seconds, not at the end.
             for start in range(0, len(skills), CHUNK):

@@ -140,6 +140,9 @@ def test_the_override_form_changes_a_mark_and_refuses_without_a_reason(env):
     assert q["marks_awarded"] == 0 and q["override"]["reason"] == "Answer copied from the board"
     assert any(e.label.startswith(f"❌ Question {label} ·") and "changed by the teacher" in e.label
                for e in at.expander)
+    assert "Answer copied from the board" not in texts(at), "a question's detail is drawn once opened"
+    at.session_state[f"gb_open_{env['ben']}_{first['id']}"] = True
+    run(at)
     assert "Answer copied from the board" in texts(at)
     assert at.dataframe[0].value.set_index("Student").loc["Ben Cole", "Overridden"] == f"Q{label}"
 

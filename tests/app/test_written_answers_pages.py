@@ -100,8 +100,18 @@ def texts(at: AppTest) -> str:
 
 
 def gradebook(aid: str) -> AppTest:
+    """The assignment's gradebook with every question of the script shown opened (each is drawn once opened)."""
     at = open_page("pages/teacher_gradebook.py")
     at.selectbox(key="gb_assignment").set_value(aid)
+    return open_script(run(at))
+
+
+def open_script(at: AppTest) -> AppTest:
+    """Every question of the script on show opened (each is drawn only while open)."""
+    session = at.selectbox(key="gb_student").value
+    for s in _runner().state(session)["package"]["sections"]:
+        for q in s["questions"]:
+            at.session_state[f"gb_open_{session}_{q['id']}"] = True
     return run(at)
 
 
@@ -129,12 +139,11 @@ def test_the_teacher_checks_written_answers_with_the_llm_and_the_student_reads_h
     at.button(key="gb_judge").click()
     run(at)
     assert len(server.requests) == 1 and "by elimination" in str(server.requests[0]["body"]["messages"])
-    shown = texts(at)
-    assert "The LLM judged 1 of 1 written answer(s) in 1 paper(s); 1 mark(s) changed." in shown
+    assert "The LLM judged 1 of 1 written answer(s) in 1 paper(s); 1 mark(s) changed." in texts(at)
     written = env["written"]
     column = f"Q{label(written)}"
     assert at.dataframe[0].value.set_index("Student").loc["Amy Pond", column] == written["marks"]
-    assert f"Marked by the LLM judge: {REASON}" in shown
+    assert f"Marked by the LLM judge: {REASON}" in texts(open_script(at))
 
     at.button(key="gb_judge").click()           # nothing left to judge: the model is not asked again
     run(at)

@@ -32,3 +32,30 @@ def test_results_for_another_version_of_a_skill_are_not_taken():
     assert problem is None and digest == gen.cs.hash
     assert warming.install(lib, {gen.bp.skill_id: ("another version", state, None)}) == 0
     assert warming.install(lib, states) > 0
+
+
+MAIN_SCRIPT = '''
+import logging, multiprocessing, sys
+if multiprocessing.parent_process() is not None:
+    sys.exit("the worker ran the main script")    # as app.py would, opening the database a second time
+from core.blueprints.library import Library
+from core.jobs import warming
+failures = []
+logging.getLogger("core.jobs.warming").addHandler(type("H", (logging.Handler,), {"emit": lambda self, r: failures.append(r.getMessage())})())
+taken = warming.warm_library(Library.load([sys.argv[1]], exercise=False))
+print("fell back:" + "; ".join(failures) if failures else f"worker {taken}")
+'''
+
+
+def test_the_worker_never_runs_the_main_script(tmp_path):
+    """Under Streamlit the main module is app.py: a worker that imported it would open the database again and die,
+    leaving the whole warm-up to the app's own process."""
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "main_script.py"
+    script.write_text(MAIN_SCRIPT, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), str(FILES[2])], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("worker "), done.stdout + done.stderr
