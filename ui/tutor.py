@@ -5,7 +5,7 @@ from typing import Callable
 
 import streamlit as st
 
-from core.llm import reach
+from core.llm import chat, reach
 from ui import shared
 
 
@@ -46,7 +46,8 @@ def ask(sid: str, view: dict, run: Callable[..., bool]) -> None:
     with st.expander("Ask the tutor", expanded=bool(view.get("tutor"))):
         status = shared.llm()
         if not status.on:
-            st.caption(f"The tutor needs an LLM; ask your teacher to set one up. ({status.message()})")
+            # Said as to a student: no settings, variables or file names (the teacher's pages give those).
+            st.caption(f"{chat.NEEDS_LLM} Your practice goes on without it.")
             return
         known = reach.peek(status.settings)     # never waits: a student is waiting on this page
         if known is not None and not known.answers:

@@ -131,6 +131,10 @@ def _when(value: Any) -> str:
 
 
 def _score_text(row: dict) -> str:
+    if row["kind"] == "lesson":
+        # Cards, not marks: a lesson stopped after one card of five, answered right, is 1 of 5, not 100%.
+        cards = max(int((row.get("config") or {}).get("cards") or DEFAULT_LESSON_CARDS), row["answers"])
+        return f"{row['correct']} of {cards} card{'s' if cards != 1 else ''} right"
     if row.get("max_score"):
         return f"{row['score']:g} / {row['max_score']:g} ({round(100 * row['score'] / row['max_score'])}%)"
     if row["kind"] == "survey":

@@ -67,6 +67,7 @@ def env(tmp_path_factory):
     store = Store(db)
     create_class(store, CLASS, "LLM class", "Mathematics", "Nat 5")
     student = add_student(store, CLASS, "Rory Williams")
+    offline_student = add_student(store, CLASS, "Clara Oswald")
     create_class(store, APPROVED_CLASS, "LLM class, approved questions", "Mathematics", "Higher",
                  approved_items_only=True)
     approved_student = add_student(store, APPROVED_CLASS, "Amy Pond")
@@ -80,6 +81,8 @@ def env(tmp_path_factory):
             cached.clear()
         yield {"db": db, "server": server, "student": {"role": "student", "user": student, "name": "Rory Williams",
                                                        "class_code": CLASS},
+               "offline_student": {"role": "student", "user": offline_student, "name": "Clara Oswald",
+                                   "class_code": CLASS},
                "approved_student": {"role": "student", "user": approved_student, "name": "Amy Pond",
                                     "class_code": APPROVED_CLASS}}
         shared._open(str(db)).store.close()
@@ -124,6 +127,33 @@ def configured(env):
     assert not at.exception and not at.error, values(at.error)
     assert any("LLM features are on: model m-default" in v for v in values(at.success))
     return at
+
+
+def answer_wrong_in_practice(student: dict) -> AppTest:
+    """A student's practice page with a wrong answer checked."""
+    at = open_page("pages/student_practice.py", student)
+    [b for b in at.button if b.label == "Start"][0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    # The question's own answer box (a question answered step by step has more boxes, keyed from it).
+    form_input = [w for w in list(at.text_input) + list(at.radio)
+                  if str(w.key).startswith("pa_") and "__" not in str(w.key)][0]
+    item = repo.load_item(store(), str(form_input.key).removeprefix(f"pa_{at.session_state['practice_sid']}_"))
+    if item.options:
+        form_input.set_value(next(o for k, o in enumerate(item.options) if k != item.correct_index))
+    else:   # a wrong answer the question can read, entered first so that its reading is shown before it counts
+        from core.flows.preview import preview
+        guess = next(g for g in ("98765", "x + 98765", "definitely not 98765") if preview(item, g)["valid"])
+        form_input.input(guess).run()
+    [b for b in at.button if b.label == "Check answer"][0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_without_an_llm_ask_the_tutor_says_so_in_a_students_words(env):
+    at = answer_wrong_in_practice(env["offline_student"])       # before any test here sets the LLM up
+    said = " ".join(values(at.caption))
+    assert "The tutor needs an LLM, and none is set up yet" in said and "Your practice goes on without it." in said
+    assert "WORKBENCH_" not in said and "secrets" not in said, "no setup details for a student"
 
 
 def test_settings_page_saves_checks_and_lists_calls(env, configured):
@@ -254,21 +284,7 @@ def test_an_unreachable_server_is_a_warning_on_settings_and_generate(env, config
 
 
 def test_practice_shows_the_tutor_and_answers_a_question(env, configured):
-    at = open_page("pages/student_practice.py", env["student"])
-    [b for b in at.button if b.label == "Start"][0].click().run()
-    assert not at.exception, [e.value for e in at.exception]
-    # The question's own answer box (a question answered step by step has more boxes, keyed from it).
-    form_input = [w for w in list(at.text_input) + list(at.radio)
-                  if str(w.key).startswith("pa_") and "__" not in str(w.key)][0]
-    item = repo.load_item(store(), str(form_input.key).removeprefix(f"pa_{at.session_state['practice_sid']}_"))
-    if item.options:
-        form_input.set_value(next(o for k, o in enumerate(item.options) if k != item.correct_index))
-    else:   # a wrong answer the question can read, entered first so that its reading is shown before it counts
-        from core.flows.preview import preview
-        guess = next(g for g in ("98765", "x + 98765", "definitely not 98765") if preview(item, g)["valid"])
-        form_input.input(guess).run()
-    [b for b in at.button if b.label == "Check answer"][0].click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = answer_wrong_in_practice(env["student"])
     text = " ".join(values(at.markdown))
     assert "From the tutor" in text and TUTOR_REMEDIATION["key_concept"] in text
     at.text_input(key=f"tq_{at.session_state['practice_sid']}").input("Why is it wrong?")

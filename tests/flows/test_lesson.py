@@ -358,6 +358,9 @@ def test_stop_ends_early_with_an_analysis(runner, store):
     assert summary["cards_total"] == 3 and summary["cards_shown"] == 1 and summary["stopped_early"] is True
     assert summary["retry_recommended"] is True and "Well done" not in summary["summary"]
     assert store.query("SELECT status FROM sessions WHERE id = ?", [sid])[0][0] == "abandoned"
+    from core.school.sittings import recent_sessions
+    listed = next(r for r in recent_sessions(store, "max") if r["What"] == "Lesson")
+    assert listed["Score"] == "1 of 3 cards right", "My progress counts the cards, not the marks of those answered"
     with pytest.raises(FlowError, match="lesson has ended"):
         runner.command(sid, "answer", card_index=1, answer="1")
     assert runner.command(sid, "stop")["stage"] == "ended"
