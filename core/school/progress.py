@@ -125,7 +125,9 @@ def ability_words(ability: Optional[dict]) -> dict:
     se = float(ability.get("se", PRIOR_SE))
     n, right = int(ability.get("n", 0)), int(ability.get("correct", 0))
     p, low, high = _chance(theta), _chance(theta - Z95 * se), _chance(theta + Z95 * se)
-    likely = [b for b in ("Needs work", "Developing", "Secure") if b in {band(low), band(p), band(high)}]
+    order = ["Needs work", "Developing", "Secure"]
+    # Every band the interval crosses: from Needs work to Secure passes through Developing.
+    likely = order[order.index(band(low)):order.index(band(high)) + 1]
     if len(likely) == 1:
         working_at = likely[0]
     elif len(likely) == 2:

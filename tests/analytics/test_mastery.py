@@ -146,3 +146,21 @@ def test_clear_errors():
         rule_history(answers([]))
     with pytest.raises(ValueError, match="True/False or 1/0"):
         rule_history(answers([("ann", "s", "right", 1)]))
+
+
+def test_an_abilitys_words_name_every_band_its_interval_crosses():
+    """Working at: the band of the estimate first, then the others the 95% interval reaches, never skipping one
+    between (an interval from Needs work to Secure passes through Developing)."""
+    from core.school.progress import ability_words
+    order = ["Needs work", "Developing", "Secure"]
+    for theta in [x / 4 for x in range(-16, 17)]:
+        for se in (0.05, 0.3, 0.6, 1.0, 1.5):
+            words = ability_words({"theta": theta, "se": se, "n": 12, "correct": 6})
+            likely = words["likely_bands"]
+            assert likely == order[order.index(likely[0]):order.index(likely[-1]) + 1], (theta, se, likely)
+            assert words["band"] in likely
+            if len(likely) == 3:
+                assert "too early to tell" in words["working_at"]
+            else:
+                assert set(words["working_at"].split(" / ")) == set(likely) and \
+                    words["working_at"].startswith(words["band"]), (theta, se, words["working_at"])
