@@ -269,28 +269,22 @@ def hand_in(sid: str, item_ids: list[str], drawn: dict) -> None:
         st.button("Submit exam", type="primary", key="exam_submit")
 
 
-def show_results(view: dict) -> None:
-    exam, res = view["exam"], view["results"]
-    st.title(f"{exam['subject']} {exam['level']}: your results")
-    if res.get("expired"):
-        st.info("Time ran out, so the answers saved by then were marked.")
-    cols = st.columns(3)
-    cols[0].metric("Marks", f"{res['marks_awarded']:g} / {res['total_marks']:g}")
-    cols[1].metric("Percent", f"{res['percent']:g}%")
-    cols[2].metric("Grade", res["grade"])
-    st.dataframe([{"Section": s["section"], "Marks": f"{s['marks_awarded']:g} / {s['marks']:g}",
-                   "Percent": f"{s['percent']:g}%"} for s in res["sections"]], hide_index=True)
+def result_key(sid: str, number: int) -> str:
+    return f"res_{sid}_{number}"
 
-    st.subheader("Question by question")
-    per_question = sorted(res["questions"].values(), key=lambda q: q["number"])
-    st.dataframe([{"Question": question_label(q), "Your answer": str(q["answer"] or "—"),
-                   "Correct answer": str(q["correct_answer"]), "Marks": f"{q['marks_awarded']:g} / {q['marks']:g}",
-                   "Right": "✅" if q["correct"] else "❌"} for q in per_question], hide_index=True)
-    stems = {q["id"]: q for s in exam["sections"] for q in s["questions"]}
-    by_number = {q["number"]: q for q in stems.values()}
+
+@st.fragment
+def question_details(sid: str, exam: dict, per_question: list[dict]) -> None:
+    """Each question's marking, drawn only while its expander is open (a paper of forty opens at once, and
+    opening one redraws only this part)."""
+    by_number = {q["number"]: q for s in exam["sections"] for q in s["questions"]}
     for q in per_question:
         mark = "✅" if q["correct"] else "❌"
-        with st.expander(f"{mark} Question {question_label(q)}: {q['marks_awarded']:g} / {q['marks']:g}"):
+        box = st.expander(f"{mark} Question {question_label(q)}: {q['marks_awarded']:g} / {q['marks']:g}",
+                          key=result_key(sid, q["number"]), on_change="rerun")
+        if not box.open:
+            continue
+        with box:
             text = Paragraphs()   # the paragraphs between other elements drawn as one block each
             if q["number"] in by_number:
                 text.stem(by_number[q["number"]]["stem"])
@@ -316,6 +310,26 @@ def show_results(view: dict) -> None:
             if q.get("explanation"):
                 text.stem(f"**Explanation:** {q['explanation']}")
             text.flush()
+
+
+def show_results(view: dict) -> None:
+    exam, res = view["exam"], view["results"]
+    st.title(f"{exam['subject']} {exam['level']}: your results")
+    if res.get("expired"):
+        st.info("Time ran out, so the answers saved by then were marked.")
+    cols = st.columns(3)
+    cols[0].metric("Marks", f"{res['marks_awarded']:g} / {res['total_marks']:g}")
+    cols[1].metric("Percent", f"{res['percent']:g}%")
+    cols[2].metric("Grade", res["grade"])
+    st.dataframe([{"Section": s["section"], "Marks": f"{s['marks_awarded']:g} / {s['marks']:g}",
+                   "Percent": f"{s['percent']:g}%"} for s in res["sections"]], hide_index=True)
+
+    st.subheader("Question by question")
+    per_question = sorted(res["questions"].values(), key=lambda q: q["number"])
+    st.dataframe([{"Question": question_label(q), "Your answer": str(q["answer"] or "—"),
+                   "Correct answer": str(q["correct_answer"]), "Marks": f"{q['marks_awarded']:g} / {q['marks']:g}",
+                   "Right": "✅" if q["correct"] else "❌"} for q in per_question], hide_index=True)
+    question_details(view["session_id"], exam, per_question)
 
     st.subheader("What to work on")
     blocks = view.get("remediation") or []

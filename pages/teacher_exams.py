@@ -132,7 +132,7 @@ st.caption(f"{printing.PRINT_ADVICE} Each paper has its cover, the formulae list
 with st.expander("Instructions", expanded=False):
     for line in paper["instructions"]:
         st.markdown(f"- {line}")
-for section in paper["sections"]:
+for k, section in enumerate(paper["sections"]):
     bits = [f"{section['marks']} marks"]
     if section.get("time_allowed_minutes"):
         bits.append(f"{section['time_allowed_minutes']:g} minutes")
@@ -143,13 +143,22 @@ for section in paper["sections"]:
     if section.get("outcomes_without_questions"):
         st.warning(f"No questions cover {', '.join(section['outcomes_without_questions'])}; "
                    "add bank questions or skill blueprints for them.")
-    for q in section["questions"]:
-        with st.container(border=True):
-            card(f"**{q.get('label') or q['number']}.** *({q['marks']} mark{'s' if q['marks'] != 1 else ''})*", q,
-                 with_keys)
-            shared.figure(q)
-            if with_keys:
-                st.caption(f"{q['blueprint_id'] or q['source']} · {q['difficulty_level']} · outcome {q['outcome_id']}")
+    # A section's questions are drawn only while open: a paper of forty questions (and their maths) is built and
+    # shown at once, and each section is read when wanted.
+    n = len(section["questions"])
+    box = st.expander(f"The {n} question{'s' if n != 1 else ''} of {section['section']}", key=f"exam_section_{k}",
+                      on_change="rerun")
+    if not box.open:
+        continue
+    with box:
+        for q in section["questions"]:
+            with st.container(border=True):
+                card(f"**{q.get('label') or q['number']}.** *({q['marks']} mark{'s' if q['marks'] != 1 else ''})*",
+                     q, with_keys)
+                shared.figure(q)
+                if with_keys:
+                    st.caption(f"{q['blueprint_id'] or q['source']} · {q['difficulty_level']} · "
+                               f"outcome {q['outcome_id']}")
 
 # ---------------------------------------------------------------- assign
 st.header("Assign to a class")

@@ -224,6 +224,8 @@ def test_a_mock_exam_saves_ticks_as_letters_keeps_them_over_a_reload_and_part_ma
     assert mine["marks_awarded"] == pytest.approx(mine["marks"] / 2)     # one of two right options: half
     assert mine["correct_answer"] == "B and D: 3, 5"
     assert mine["feedback"] == "Your tick is right, but one right option is missing."
+    again.session_state[f"res_{sid}_{mine['number']}"] = True     # the question's marking, opened
+    again.run()
     shown = texts(again, ("markdown",))
     assert "**Correct answer:** B and D: 3, 5" in shown
 

@@ -5,6 +5,7 @@ it once; each test acts on items and students of its own.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -355,7 +356,11 @@ def test_exam_preview_downloads_and_assignment(env):
     assert {m.label: m.value for m in at.metric}["Total marks"] == str(paper["total_marks"])
     assert paper["config"]["paper_key"] == "paper:42" and len(paper["sections"]) == 2
     assert [s.value for s in at.subheader[:2]] == ["Paper 1 (Non-calculator)", "Paper 2 (Calculator)"]
-    assert "**Answer:**" not in texts(at)
+    numbered = re.compile(r"^\*\*1(\(a\))?\.\*\* \*\(\d+ marks?\)\*", flags=re.MULTILINE)   # "**1(a).** *(3 marks)*"
+    assert "**Answer:**" not in texts(at) and not numbered.search(texts(at)), "each section's questions once opened"
+    at.session_state["exam_section_0"] = True
+    at.run()
+    assert numbered.search(texts(at)) and "**Answer:**" not in texts(at)
     at.toggle(key="exam_keys").set_value(True).run()
     assert "**Answer:**" in texts(at)
     # the question paper and the marking scheme, the same files `python -m core paper` writes

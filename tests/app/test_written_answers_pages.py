@@ -152,6 +152,9 @@ def test_the_teacher_checks_written_answers_with_the_llm_and_the_student_reads_h
     mine = open_page("pages/student_exam.py", user=env["amy"])
     mine.button(key=f"see_{env['aid']}").click()
     run(mine)
+    for q in _runner().view(env["sid"])["results"]["questions"].values():   # each question's marking, opened
+        mine.session_state[f"res_{env['sid']}_{q['number']}"] = True
+    run(mine)
     shown = texts(mine)
     assert f"Marked by the LLM judge: {REASON}" in shown
     assert "Marked by the key points your teacher set" in shown      # the written answers given as the key

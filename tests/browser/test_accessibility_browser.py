@@ -216,10 +216,12 @@ def answer(page, answers: dict, which: str) -> None:
 
 
 def open_expanders(page) -> None:
-    """What is folded away is read too: every expander on the page opened."""
+    """What is folded away is read too: every expander on the page opened (one whose content is drawn only once
+    opened asks the server for it, so each is let finish before the next)."""
     closed = page.locator("details:not([open]) > summary")
     for _ in range(closed.count()):
         closed.first.click()
+        settle(page)
     page.wait_for_timeout(300)
 
 
