@@ -235,11 +235,22 @@ def _judge(spec: MarkingSpec, value: Value, mantissa: Optional[str], decimal: bo
     return "right", "That's right."
 
 
+_POWERS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _unit_as_read(unit: Optional[str]) -> str:
+    """A unit after a number as a student reads it: "1 cm³", "0.2 m/s²", "0.5°" (no currency: it goes before)."""
+    if not unit or unit in "£$€¥":
+        return ""
+    shown = re.sub(r"\^\(?(-?\d+)\)?", lambda m: m.group(1).translate(_POWERS), unit)
+    return shown if shown.startswith(("°", "%")) else f" {shown}"
+
+
 def _outside(rel: Optional[Fraction], ab: Optional[Fraction], unit: Optional[str]) -> str:
     """How close an answer must be, as a student reads it: "within 0.1 cm of the right value"."""
     parts = []
     if ab is not None:
-        parts.append(f"{_show_number(ab)}" + (f" {unit}" if unit and unit not in "£$€¥" else ""))
+        parts.append(f"{_show_number(ab)}" + _unit_as_read(unit))
     if rel is not None:
         parts.append(f"{_show_number(rel * 100)}%")
     return f"Your answer needs to be within {' or '.join(parts)} of the right value."

@@ -137,3 +137,13 @@ def test_units_as_students_write_them_are_read_as_meant(key, units, answer):
 @pytest.mark.parametrize("answer", ["×500", "x500", "x 500", "X500"])
 def test_a_magnification_written_with_times_first_is_the_number(answer):
     assert mark_answer(num("500"), answer).correct
+
+
+@pytest.mark.parametrize("units, tolerance, answer, said", [
+    ("cm^3", 1, "1500 cm^3", "within 1 cm³ of the right value"),
+    ("m/s^2", 0.1, "8.1 m/s^2", "within 0.1 m/s² of the right value"),
+    ("°", 0.5, "40°", "within 0.5° of the right value"),
+])
+def test_how_close_an_answer_must_be_is_written_as_a_student_reads_units(units, tolerance, answer, said):
+    r = mark_answer(num("37.7" if units != "°" else "61", units=units, tolerance_absolute=tolerance), answer)
+    assert not r.correct and r.feedback == f"Your answer needs to be {said}."
