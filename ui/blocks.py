@@ -10,7 +10,26 @@ from __future__ import annotations
 import re
 import streamlit as st
 
-_SPACED_MATHS = re.compile(r"\$\s*([^$\n]+?)\s*\$")   # as ui.shared.stem closes up "$ x + 1 $"
+_SPACED_MATHS = re.compile(r"\$\s*([^$\n]+?)\s*\$")
+_MATHS = re.compile(r"\$[^$\n]+?\$")
+_POWER = re.compile(r"(?<=[\w)\]])\^(\(-?\d+\)|-?\d+)")
+_SUPERSCRIPT = str.maketrans("0123456789-()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁽⁾")
+
+
+def readable(text: str) -> str:
+    """Text with maths as a student should read it: "$ x + 1 $" closed up (Streamlit renders maths only when the
+    dollars touch it), and a power written plainly outside the maths ("x^2 - 7x", "(-7)^2", "10^5", as explanations
+    written for any screen have them) shown raised: x² - 7x, (-7)², 10⁵."""
+    text = _SPACED_MATHS.sub(r"$\1$", str(text))
+    out, last = [], 0
+    for m in _MATHS.finditer(text):
+        out += [_POWER.sub(_raised, text[last:m.start()]), m.group(0)]
+        last = m.end()
+    return "".join(out) + _POWER.sub(_raised, text[last:])
+
+
+def _raised(power: re.Match) -> str:
+    return power.group(1).strip("()").translate(_SUPERSCRIPT)
 
 
 class Paragraphs:
@@ -26,7 +45,7 @@ class Paragraphs:
 
     def stem(self, text: str) -> None:
         """A question's text (no pictures or sounds), as ui.shared.stem draws it."""
-        self.add(_SPACED_MATHS.sub(r"$\1$", text))
+        self.add(readable(text))
 
     def flush(self) -> None:
         """Draw what was gathered, as one block; call it before drawing anything else, and at the end."""

@@ -28,6 +28,7 @@ from core.marking import right_options, warm_up
 from core.store import Store, StoreError, default_db_path, repo
 from core.store.db import problem_kind, public_message, storage_error
 from core.workbench import Workbench, open_workbench
+from ui.blocks import readable
 
 
 @st.cache_resource(show_spinner="Opening the database…")
@@ -285,13 +286,12 @@ def storage_failed(exc: BaseException, opened: bool = True) -> None:
         cached.store.close()
 
 
-_SPACED_MATHS = re.compile(r"\$\s*([^$\n]+?)\s*\$")
 _MEDIA_REF = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 
 
 def maths(text: str) -> str:
     """Markdown whose maths between $...$ Streamlit renders (for an alert or a caption): "$ x $" closed up."""
-    return _SPACED_MATHS.sub(r"$\1$", str(text))
+    return readable(text)
 
 
 def stem(text: str, media: Optional[list] = None) -> None:
@@ -302,7 +302,7 @@ def stem(text: str, media: Optional[list] = None) -> None:
     from another system shows its pictures and sounds (``media``) where its
     text places them (``![alt](name)``).
     """
-    text = _SPACED_MATHS.sub(r"$\1$", text)
+    text = readable(text)
     files = {m["name"]: m for m in media or []}
     if not files:
         st.markdown(text)
@@ -373,7 +373,7 @@ def item_card(item: dict[str, Any], with_key: bool) -> None:
     if with_key:
         lines.append(f"**Answer:** {item.get('answer_key') or item.get('correct_answer')}")
     if lines:
-        st.markdown(_SPACED_MATHS.sub(r"$\1$", "\n\n".join(lines)))
+        st.markdown(readable("\n\n".join(lines)))
     if with_key and item.get("explanation"):
         st.caption(item["explanation"])
 

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from core.llm import chat
 from tests.app.pages import ROOT, open_page
 from tests.llm.fake_openai import FakeOpenAI, completion, error
+from ui.blocks import readable
 
 CLASS = "T-CHAT"
 PAGE = "pages/student_chat.py"
@@ -188,7 +189,7 @@ def test_answering_a_question_the_tutor_set(online, student, right):
     ok(at)
     shown = text(at)
     assert ("Practice question 1: right!" in shown) is right
-    assert f"**Correct answer:** {item.correct_answer}" in values(at.markdown)
+    assert readable(f"**Correct answer:** {item.correct_answer}") in values(at.markdown)
     assert ("Well done, that is right." if right else "Let us look at that one again.") in shown
     rows = store().query("SELECT item_id, answer, correct FROM responses WHERE session_id = ?", [sid])
     assert rows == [(item.id, given, right)]

@@ -17,6 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.pages import open_page
+from ui.blocks import readable as shown_as
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASS = "T-CLASS"
@@ -266,8 +267,7 @@ def test_practice_right_then_wrong_with_feedback(student):
     q = pick_question(sid)
     key = f"pa_{sid}_{q['id']}"
     shown = texts(at)
-    from ui.shared import _SPACED_MATHS
-    assert _SPACED_MATHS.sub(r"$\1$", q["stem"])[:30] in shown  # maths is shown with its spaces closed up
+    assert shown_as(q["stem"])[:30] in shown  # maths is shown with its spaces closed up
     answer(at, key, q["id"], right_answer(q["id"]))
     click(at, "Check answer")
     assert at.success and at.success[0].value.startswith("That's right")
@@ -285,7 +285,7 @@ def test_practice_right_then_wrong_with_feedback(student):
     assert at.warning and not at.warning[0].value.startswith(("Right", "Not quite. "))   # the marker's own words
     md = texts(at, ("markdown",))
     it = item(q2["id"])
-    assert f"**Correct answer:** {it.correct_answer}" in md
+    assert shown_as(f"**Correct answer:** {it.correct_answer}") in md
     assert "**Key concept:**" in md
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Answered"] == "2" and metrics["Right"] == "1" and metrics["Streak"] == "0"
@@ -315,8 +315,7 @@ def test_a_reload_continues_the_same_practice_session(student):
     q = pick_question(sid)
     again = open_app(student)   # a new browser session: st.session_state is empty
     assert again.session_state["practice_sid"] == sid
-    from ui.shared import _SPACED_MATHS
-    assert _SPACED_MATHS.sub(r"$\1$", q["stem"])[:30] in texts(again)
+    assert shown_as(q["stem"])[:30] in texts(again)
 
 
 def test_finishing_practice_opens_the_exit_ticket(student):
@@ -373,7 +372,7 @@ def test_lesson_retry_shows_a_hint_then_reveals_and_summarises(student):
     answer(at, f"la_{sid}_0_1", qid, right_answer(qid))
     click(at, "Check answer")
     assert at.success and at.success[0].value.startswith("That's right")
-    assert f"**Answer:** {item(qid).correct_answer}" in texts(at, ("markdown",))
+    assert shown_as(f"**Answer:** {item(qid).correct_answer}") in texts(at, ("markdown",))
     click(at, "Next card")
     assert runner().view(sid)["card"]["index"] == 1
     click(at, "Skip this card")
@@ -695,7 +694,7 @@ def test_nothing_rendered_before_marking_gives_an_answer_away(student):
         answer(at, f"pa_{sid}_{q['id']}", q["id"], wrong_answer(q["id"]))
         click(at, "Check answer")
         # The collector does see the key once it may be shown (so the check above means something).
-        assert _norm(item(q["id"]).correct_answer) in _norm("\n".join(everything_rendered(at)))
+        assert _norm(shown_as(item(q["id"]).correct_answer)) in _norm("\n".join(everything_rendered(at)))
         click(at, "Next question")
     click(at, "Finish")
     click(at, "Not now")
