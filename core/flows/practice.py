@@ -464,7 +464,8 @@ class PracticeFlow(Flow):
         name = skill_label(library, skill)
         if len(skills) > 1 and skill not in recent_skills:
             reason += f"; {name}, a skill you have not had in the last few questions"
-        reason += f"; served a little below the current estimate ({theta:+.2f})"
+        # In a student's words: the estimate itself (a logit) stays in the rationale's numbers for the teacher.
+        reason += "; set a little below the level you are working at, to stretch you without being out of reach"
         rationale = {"domain": chosen, "outcome_label": label, "estimated_ability": round(theta, 4),
                      "uncertainty": round(se, 4), "target_difficulty": round(target, 3),
                      "weights": {o: round(w, 4) for o, w in weights.items()},

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -212,7 +213,8 @@ def test_adaptive_practice_serves_the_weakest_domain_most_with_a_rationale(runne
     assert abilities[weak]["theta"] == min(a["theta"] for a in abilities.values())
     assert Counter(served).most_common(1)[0][0] == weak
     assert view["rationale"]["target_difficulty"] < view["rationale"]["estimated_ability"]
-    assert "below the current estimate" in view["rationale"]["reason"]
+    assert "a little below the level you are working at" in view["rationale"]["reason"]
+    assert not re.search(r"[+−-]\d\.\d\d", view["rationale"]["reason"]), "no logits in a student's words"
 
 
 def test_a_thousand_questions_for_one_student_across_sessions_without_a_repeat(runner):
