@@ -207,7 +207,7 @@ def show_survey(sid: str) -> None:
     if view.get("description"):
         st.caption(view["description"])
     q = view["question"]
-    st.caption(f"Question {view['progress'].get('position', 1)} of {view['progress']['total']}")
+    st.caption(f"Question {view['progress'].get('step', 1)} of {view['progress'].get('steps', view['progress']['total'])}")
     with st.form(f"survey_{sid}_{q['question_id']}"):
         key = f"sv_{sid}_{q['question_id']}"
         if q["question_type"] == "rating":

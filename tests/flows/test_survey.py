@@ -75,6 +75,8 @@ def test_skip_logic_skips_the_confusing_question_for_a_confident_student(runner,
     sid = start(runner, "ben")
     view = runner.command(sid, "answer", question_id="confidence", answer=4)
     assert view["question"]["question_id"] == "difficulty" and view["progress"]["not_asked"] == 1
+    # Counted as the student sees them: the second of the three now asked, not "3 of 4".
+    assert (view["progress"]["step"], view["progress"]["steps"]) == (2, 3)
     with pytest.raises(FlowError, match="does not apply"):
         runner.command(sid, "answer", question_id="confusing", answer="nothing")
     answered = [e for e in sessions.load_events(store, sid) if e["type"] == "answered"]

@@ -72,6 +72,9 @@ class SurveyFlow(Flow):
                                "options": q["options"], "scale": q["scale"], "required": q["required"],
                                "number": k + 1, "max_length": MAX_FREE_TEXT if q["question_type"] == "free_text" else None}
             out["progress"]["position"] = k + 1
+            # As a student counts them: the questions a rule leaves out are not counted (1 of 4, then 2 of 3).
+            out["progress"]["step"] = len(state["answers"]) + len(state["skipped"]) + 1
+            out["progress"]["steps"] = len(d["questions"]) - len(state["not_asked"])
         if state["stage"] == "ended":
             out["message"] = "Thank you: your answers have been saved."
         return out
