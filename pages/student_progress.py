@@ -113,12 +113,16 @@ else:
     else:
         st.caption("The questions so far belong to no skill blueprint, so they show in each outcome above.")
     if not history.empty:
-        st.subheader("Mastery over time")
-        names = sorted(history["skill_name"].unique())
-        # The weakest skills with a history to draw (a skill's name may differ there, or it may have none).
-        skills = st.multiselect("Skills", names, key="pr_skills",
-                                default=[r["name"] for r in weakest if r["name"] in names][:3] or names[:3])
-        st.plotly_chart(history_chart(student, version, tuple(skills)), width="stretch", key="mastery_over_time")
+        # Drawn once opened: a second chart would make every opening of the page wait for it.
+        over_time = st.expander("Mastery over time", key="pr_history_open", on_change="rerun")
+        if over_time.open:
+            with over_time:
+                names = sorted(history["skill_name"].unique())
+                # The weakest skills with a history to draw (a skill's name may differ there, or it may have none).
+                skills = st.multiselect("Skills", names, key="pr_skills",
+                                        default=[r["name"] for r in weakest if r["name"] in names][:3] or names[:3])
+                st.plotly_chart(history_chart(student, version, tuple(skills)), width="stretch",
+                                key="mastery_over_time")
     if rows:
         st.dataframe([{"Skill": r["name"], "Course": f"{r['subject'] or ''} {r['level'] or ''}".strip(),
                        "Outcome": r["outcome"] or r["outcome_id"] or "", "Mastery": f"{r['percent']}%",

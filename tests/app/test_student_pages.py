@@ -648,6 +648,9 @@ def test_progress_shows_mastery_history_and_what_to_practise_next(student):
         click(at, "Next question")
     at.switch_page("pages/student_progress.py").run()
     assert not at.exception
+    assert "Mastery over time" in [e.label for e in at.expander] and not at.multiselect, "drawn once opened"
+    at.session_state["pr_history_open"] = True
+    at.run()
     from core.school import progress
     rows = progress.student_mastery(_wb().store, _wb().library, student["user"])
     assert rows
