@@ -8,12 +8,14 @@ separate elements are).
 from __future__ import annotations
 
 import re
+
 import streamlit as st
+
+from core.exams.typeset import SUPERSCRIPT
 
 _SPACED_MATHS = re.compile(r"\$\s*([^$\n]+?)\s*\$")
 _MATHS = re.compile(r"\$[^$\n]+?\$")
 _POWER = re.compile(r"(?<=[\w)\]])\^(\(-?\d+\)|-?\d+)")
-_SUPERSCRIPT = str.maketrans("0123456789-()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁽⁾")
 
 
 def readable(text: str) -> str:
@@ -29,7 +31,7 @@ def readable(text: str) -> str:
 
 
 def _raised(power: re.Match) -> str:
-    return power.group(1).strip("()").translate(_SUPERSCRIPT)
+    return "".join(SUPERSCRIPT[ch] for ch in power.group(1).strip("()"))   # the printed paper's table
 
 
 class Paragraphs:

@@ -19,3 +19,10 @@ def open_page(user: dict, page: Optional[str] = None, timeout: float = 120) -> A
         at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def run(at: AppTest) -> AppTest:
+    """Run the page again (after a click or an input), with no exception shown."""
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at

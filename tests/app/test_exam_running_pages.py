@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app import pages
 from tests.app.test_student_pages import button, click, everything_rendered, leaks, right_answer, runner, texts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,13 +68,7 @@ def assign(title: str, limit=30, **options) -> str:
 
 
 def open_app(user: dict, page: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.session_state["user"] = dict(user)
-    at.run()
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return pages.open_page(dict(user), page)
 
 
 def typed_questions(sid: str) -> list[dict]:

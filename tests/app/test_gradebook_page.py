@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app import pages
+from tests.app.pages import run
 ROOT = Path(__file__).resolve().parents[2]
 TEACHER = {"role": "teacher", "user": "teacher", "name": "Teacher"}
 CLASS = "GB-1"
@@ -80,19 +82,7 @@ def env(tmp_path_factory):
 
 
 def open_page(page: str = "pages/teacher_gradebook.py", user: dict = TEACHER) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.session_state["user"] = dict(user)
-    at.run()
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return pages.open_page(dict(user), page)
 
 
 def texts(at: AppTest) -> str:

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app import pages
+from tests.app.pages import run
 from tests.llm.fake_openai import FakeOpenAI, completion
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,19 +81,7 @@ def env(tmp_path_factory):
 
 
 def open_page(page: str, user: dict = TEACHER) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.session_state["user"] = dict(user)
-    at.run()
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return pages.open_page(dict(user), page, timeout=180)
 
 
 def texts(at: AppTest) -> str:
