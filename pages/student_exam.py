@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.exams import gradebook
+from core.exams import gradebook, structure
 from core.exams.typeset import minutes_text
 from core.school import assignments, courses, sittings
 from core.flows.base import FlowError
 from ui import countdown, exam_answers, flash, shared
 from ui.answer import (SAVED_AS_TYPED, answer_box, answer_label, fill_ticks, read_as_text, show_reading, tick_boxes,
-                       ticked)
+                       tick_key, ticked)
 from ui.blocks import Paragraphs
 from ui import steps as stepped
 
@@ -30,14 +30,19 @@ plain = shared.plain
 
 
 def start(kind: str, config: dict) -> None:
+    """on_click: start the exam, so the run that follows draws the paper (a refusal is said at the top)."""
     try:
         sid = runner.start(kind, student, config)
     except FlowError as exc:
-        shared.error(exc)
+        flash.later(FLASH, str(exc), "error")
         return
+    open_exam(sid)
+
+
+def open_exam(sid: str) -> None:
+    """on_click: show an exam (sat or handed in); the next run draws it, not this list first."""
     st.session_state[SID] = sid
     st.session_state.pop(CONFIRM, None)
-    st.rerun()
 
 
 def close_exam() -> None:
@@ -50,15 +55,17 @@ def box_key(sid: str, item_id: str) -> str:
 
 
 @st.fragment(run_every=15)
-def watch_clock(sid: str) -> None:
+def watch_clock(sid: str, shown: tuple[str, ...] = ()) -> None:
     """Every few seconds ask the server: once the time limit has passed it marks the exam, so show what follows;
-    when another tab saved a newer answer, draw the page again so its boxes show it."""
+    when another tab saved a newer answer to a question on screen (``shown``), draw the page again so its box
+    shows it."""
     try:
         view = runner.view(sid)
     except FlowError:
         return
+    versions = {item_id: v for item_id, v in (view.get("versions") or {}).items() if item_id in shown}
     if view["stage"] not in ("sitting", "active") or \
-            exam_answers.behind(view.get("versions") or {}, lambda item_id: box_key(sid, item_id)):
+            exam_answers.behind(versions, lambda item_id: box_key(sid, item_id)):
         st.rerun()
 
 
@@ -105,20 +112,16 @@ def show_choice() -> None:
             st.caption(a["release_note"])
             taken = a["session"]
             if taken and taken["status"] == "active":
-                if st.button("Continue", key=f"go_{a['id']}", type="primary"):
-                    st.session_state[SID] = taken["id"]
-                    st.rerun()
+                st.button("Continue", key=f"go_{a['id']}", type="primary", on_click=open_exam, args=(taken["id"],))
                 continue
             if taken:
                 st.caption("You have handed this one in.")
                 label = "See my results" if a["results_released"] else "See my hand-in"
-                if st.button(label, key=f"see_{a['id']}"):
-                    st.session_state[SID] = taken["id"]
-                    st.rerun()
+                st.button(label, key=f"see_{a['id']}", on_click=open_exam, args=(taken["id"],))
             if a["start_problem"] is None:
                 label = "Start" if not taken else f"Start attempt {a['attempts_used'] + 1} of {allowed}"
-                if st.button(label, key=f"go_{a['id']}", type="primary"):
-                    start(*sittings.assignment_start(a))
+                st.button(label, key=f"go_{a['id']}", type="primary", on_click=start,
+                          args=sittings.assignment_start(a))
             elif not taken:
                 st.caption(a["start_problem"])
 
@@ -136,8 +139,7 @@ def show_choice() -> None:
     level = cols[1].selectbox("Level", levels, key=level_key)
     st.caption("A full paper in the course's exam format, with the exam's time allowed. "
                "Answers are saved as you go; you see your marks when you hand it in.")
-    if st.button("Start mock exam", type="primary"):
-        start(*sittings.exam_start(subject, level))
+    st.button("Start mock exam", type="primary", on_click=start, args=sittings.exam_start(subject, level))
 
     past = sittings.past_exams(wb.store, student)
     if past:
@@ -146,9 +148,7 @@ def show_choice() -> None:
             cols = st.columns([3, 2, 1])
             cols[0].markdown(f"{p['course']} {'(assigned)' if p['assigned'] else ''} · {p['when']} UTC")
             cols[1].markdown(p["score"])
-            if cols[2].button("Results", key=f"past_{p['id']}"):
-                st.session_state[SID] = p["id"]
-                st.rerun()
+            cols[2].button("Results", key=f"past_{p['id']}", on_click=open_exam, args=(p["id"],))
 
 
 # ---------------------------------------------------------------------------
@@ -176,7 +176,8 @@ def answer_widget(sid: str, q: dict, saved: dict, readings: dict, versions: dict
             st.session_state[key] = answer
 
     # The server's saved answer is the truth: shown when it is newer than this box (a reload, another tab).
-    exam_answers.sync(key, version, fill)
+    several = bool(q["options"] and q.get("choose_several"))
+    exam_answers.sync(key, version, fill, [tick_key(key, k) for k in range(len(q["options"]))] if several else [key])
     label = answer_label(f"Your answer to question {question_label(q)}", q)
     if q["options"] and q.get("choose_several"):
         tick_boxes(q, key, label, on_change=save_ticks, args=(sid, q, key))
@@ -187,6 +188,19 @@ def answer_widget(sid: str, q: dict, saved: dict, readings: dict, versions: dict
                       placeholder="Type your answer; it is saved when you press Enter or click away")
         show_reading(readings.get(q["id"]), SAVED_AS_TYPED, hint=False)
     exam_answers.conflict_prompt(sid, q["id"], key, FLASH, fill, lambda answer: exam_answers.describe(answer, q))
+
+
+def screen_key(sid: str) -> str:
+    return f"exam_screen_{sid}"
+
+
+def go_to_screen(sid: str, index: int) -> None:
+    st.session_state[screen_key(sid)] = index
+
+
+def short_section(name: str) -> str:
+    """"Paper 1 (Non-calculator)" as "Paper 1": the navigator's label, the header says the rest."""
+    return name.split(" (")[0]
 
 
 def show_sitting(view: dict) -> None:
@@ -200,43 +214,66 @@ def show_sitting(view: dict) -> None:
                f"{minutes_text(exam['time_allowed_minutes'])}{extra}. The clock keeps running if you leave this page.")
     with st.expander("Instructions"):
         st.markdown("\n".join(f"- {line}" for line in exam["instructions"]))   # one list, not one per line
-    questions = []
-    for section in exam["sections"]:
-        st.header(section["section"])
-        calc = "Calculator allowed" if section.get("calculator_allowed") else "No calculator"
-        st.caption(f"{calc} · {section['marks']} marks")
-        for q in section["questions"]:
-            questions.append(q)
-            with st.container(border=True):
-                heading = f"**Question {question_label(q)}** · {q['marks']} mark{'s' if q['marks'] != 1 else ''}"
-                media = shared.media_of(q)
-                if media:
-                    st.markdown(heading)
-                    shared.stem(q["stem"], media)
-                else:   # one block: the page draws sooner
-                    text = Paragraphs()
-                    text.add(heading)
-                    text.stem(q["stem"])
-                    text.flush()
-                shared.figure(q)
-                answer_widget(sid, q, saved, view.get("readings") or {}, view.get("versions") or {})
-    watch_clock(sid)   # after the boxes: they have caught up with the server's answers in this run
+    # A few questions on each screen (a screen draws at once; a paper of forty does not), a printed question's
+    # parts together; the navigator goes to any screen, and the answers are saved as typed whichever is shown.
+    # The screen shown is kept in the page's address: a reload comes back to it.
+    screens = structure.screens(exam)
+    several_sections = len(exam["sections"]) > 1
+    here = 0
+    if len(screens) > 1:
+        here = st.segmented_control(
+            "Questions", list(range(len(screens))), default=0, required=True, key=screen_key(sid),
+            bind="query-params",
+            format_func=lambda k: (f"{short_section(screens[k]['section']['section'])} · " if several_sections else "")
+            + screens[k]["title"].split(" ", 1)[1])
+        here = here if here in range(len(screens)) else 0
+    screen = screens[here]
+    section = screen["section"]
+    st.header(section["section"])
+    calc = "Calculator allowed" if section.get("calculator_allowed") else "No calculator"
+    st.caption(f"{calc} · {section['marks']} marks · {screen['title']}")
+    for q in screen["questions"]:
+        with st.container(border=True):
+            heading = f"**Question {question_label(q)}** · {q['marks']} mark{'s' if q['marks'] != 1 else ''}"
+            media = shared.media_of(q)
+            if media:
+                st.markdown(heading)
+                shared.stem(q["stem"], media)
+            else:   # one block: the page draws sooner
+                text = Paragraphs()
+                text.add(heading)
+                text.stem(q["stem"])
+                text.flush()
+            shared.figure(q)
+            answer_widget(sid, q, saved, view.get("readings") or {}, view.get("versions") or {})
+    if len(screens) > 1:
+        cols = st.columns(2)
+        if here > 0:
+            cols[0].button(f"← {screens[here - 1]['title']}", key="exam_previous", on_click=go_to_screen,
+                           args=(sid, here - 1))
+        if here < len(screens) - 1:
+            cols[1].button(f"{screens[here + 1]['title']} →", key="exam_next", on_click=go_to_screen,
+                           args=(sid, here + 1))
+    watch_clock(sid, tuple(q["id"] for q in screen["questions"]))   # after the boxes: they have caught up
     st.divider()
     st.session_state[_DRAWN] = sid   # this run's view is fresh: the part below need not ask again
-    hand_in(sid, [q["id"] for q in questions], view)
+    hand_in(sid, [q for s in exam["sections"] for q in s["questions"]], view)
 
 
 @st.fragment
-def hand_in(sid: str, item_ids: list[str], drawn: dict) -> None:
-    """How many are answered, Submit exam and the question before handing in: asking and answering "Keep working"
-    redraw only this part, not the whole paper. ``drawn`` is the view the paper was drawn with; on this part's own
-    runs the server is asked again."""
+def hand_in(sid: str, questions: list[dict], drawn: dict) -> None:
+    """How many are answered (and which are not), Submit exam and the question before handing in: asking and
+    answering "Keep working" redraw only this part, not the paper. ``drawn`` is the view the paper was drawn
+    with; on this part's own runs the server is asked again."""
     view = drawn if st.session_state.pop(_DRAWN, None) == sid else runner.view(sid)
     if view["stage"] != "sitting":   # time ran out meanwhile: the whole page shows what follows
         st.rerun()
     saved = view.get("answers") or {}
-    answered = sum(1 for item_id in item_ids if not stepped.is_blank(saved.get(item_id)))
-    st.caption(f"{answered} of {len(item_ids)} questions answered. Your answers are saved as you go.")
+    blank = [question_label(q) for q in questions if stepped.is_blank(saved.get(q["id"]))]
+    answered = len(questions) - len(blank)
+    st.caption(f"{answered} of {len(questions)} questions answered. Your answers are saved as you go.")
+    if blank and answered:
+        st.caption("Not answered yet: " + ", ".join(blank) + ".")
     if not st.session_state.get(CONFIRM):
         slot = st.empty()
         if not slot.button("Submit exam", type="primary", key="exam_submit"):
@@ -245,7 +282,7 @@ def hand_in(sid: str, item_ids: list[str], drawn: dict) -> None:
         st.session_state[CONFIRM] = True
     area = st.empty()
     with area.container():
-        st.warning(f"Hand in your exam now? You have answered {answered} of {len(item_ids)} questions, "
+        st.warning(f"Hand in your exam now? You have answered {answered} of {len(questions)} questions, "
                    f"and you cannot change your answers afterwards.")
         unreadable = view.get("unreadable") or []
         if unreadable:
@@ -359,9 +396,7 @@ def show_results(view: dict) -> None:
                                                                                block["outcome_id"])
                 st.switch_page(PRACTICE_PAGE)
     st.divider()
-    if st.button("Back to my exams"):
-        close_exam()
-        st.rerun()
+    st.button("Back to my exams", on_click=close_exam)   # before the next run: it draws only the list
 
 
 # ---------------------------------------------------------------------------
@@ -380,9 +415,7 @@ def show_held(view: dict) -> None:
         st.success(f"Your paper was submitted at {assignments.moment(held['submitted_at'])}.")
     st.info(held["message"])
     st.caption("Your marks, the answers and the explanations are shown here once the results are released.")
-    if st.button("Back to my exams"):
-        close_exam()
-        st.rerun()
+    st.button("Back to my exams", on_click=close_exam)   # before the next run: it draws only the list
 
 
 # ---------------------------------------------------------------------------
@@ -426,9 +459,7 @@ def show_evaluation(view: dict) -> None:
                     st.info(gradebook.override_note(r), icon="✏️")
                 if r.get("explanation"):
                     shared.stem(f"**Explanation:** {r['explanation']}")
-        if st.button("Back to my exams"):
-            close_exam()
-            st.rerun()
+        st.button("Back to my exams", on_click=close_exam)
         return
     q = view["question"]
     countdown.exam(view.get("time_remaining_seconds"))

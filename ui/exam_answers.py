@@ -9,7 +9,7 @@ the box is filled from the server before it is drawn.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 import streamlit as st
 
@@ -27,12 +27,15 @@ def conflict_key(key: str) -> str:
     return f"{key}__conflict"
 
 
-def sync(key: str, server_version: int, fill: Callable[[], None]) -> None:
+def sync(key: str, server_version: int, fill: Callable[[], None], boxes: Iterable[str] = ()) -> None:
     """Before the boxes are drawn: fill them from the server when it holds a newer answer than they show
-    (their first drawing, a reload, a save from another tab); never while a conflict waits for the student."""
+    (their first drawing, a reload, a save from another tab) or when they were not drawn in the last run
+    (another screen of the paper, another page: Streamlit forgets a box it does not draw); never while a
+    conflict waits for the student. ``boxes``: the widgets' keys (default: ``key`` itself)."""
     if st.session_state.get(conflict_key(key)):
         return
-    if version_key(key) not in st.session_state or server_version > st.session_state[version_key(key)]:
+    forgotten = any(box not in st.session_state for box in (list(boxes) or [key]))
+    if version_key(key) not in st.session_state or forgotten or server_version > st.session_state[version_key(key)]:
         fill()
         st.session_state[version_key(key)] = server_version
 

@@ -96,7 +96,7 @@ def exam_boxes(sid: str, question: dict, key: str, saved: Any, flash_key: str, v
         for step in question["steps"]:
             st.session_state[_key(key, step)] = _given(answer, step) if answer is not None else ""
 
-    exam_answers.sync(key, version, fill)
+    exam_answers.sync(key, version, fill, [_key(key, step) for step in question["steps"]])
     for step in question["steps"]:
         box = _key(key, step)
         st.text_input(box_label(question, step), key=box, on_change=_save, args=(sid, question, key, flash_key),

@@ -2,6 +2,7 @@
 them, and each question's marking scheme criterion by criterion (shared by the question paper and the scheme)."""
 from __future__ import annotations
 
+import math
 import re
 from typing import Optional
 
@@ -26,6 +27,39 @@ def question_groups(section: dict) -> list[dict]:
     for g in groups:
         g["marks"] = sum(p["marks"] for p in g["parts"])
     return groups
+
+
+QUESTIONS_PER_SCREEN = 8   # answer boxes on one screen of a sitting: a screen draws at once, a whole paper does not
+
+
+def screens(paper: dict, per_screen: int = QUESTIONS_PER_SCREEN) -> list[dict]:
+    """The paper as a student sits it on screen: each section in screens of at most ``per_screen`` answer
+    slots (as many as it needs, filled about equally), a printed question's parts never split across two.
+
+    Each screen: ``section`` (the section's dict), ``questions`` (its slots, in order) and ``title``
+    ("Questions 1–7", "Question 8", "Questions 9(a)–12").
+    """
+    out: list[dict] = []
+    for section in paper.get("sections") or []:
+        groups = question_groups(section)
+        slots = sum(len(g["parts"]) for g in groups)
+        if not slots:
+            continue
+        cap = math.ceil(slots / math.ceil(slots / per_screen))
+        current: list[dict] = []
+        for g in groups:
+            if current and len(current) + len(g["parts"]) > cap:
+                out.append(_screen(section, current))
+                current = []
+            current += g["parts"]
+        out.append(_screen(section, current))
+    return out
+
+
+def _screen(section: dict, questions: list[dict]) -> dict:
+    first, last = (str(q.get("label") or q.get("number")) for q in (questions[0], questions[-1]))
+    title = f"Question {first}" if first == last else f"Questions {first}–{last}"
+    return {"section": section, "questions": questions, "title": title}
 
 
 def section_marks(section: dict) -> int:

@@ -44,6 +44,12 @@ def key_problem(spec: Any) -> Optional[str]:
     return f"the marker does not accept the answer key '{spec.key}' as right ({reason})"
 
 
+# Marking specs whose key the marker accepted (by their repr): a class paper's questions are checked once, not
+# once per student. A refusal is never kept: it may be a bounded evaluation that ran out of time under load.
+_ACCEPTED: dict[str, bool] = {}
+_ACCEPTED_MAX = 4096
+
+
 def item_key_problem(item: Any, blueprint: Any = None) -> Optional[str]:
     """None when the item (an Item or its dict) has a key the marker reads and accepts, else why not."""
     from core.marking.spec import MarkingSpec, MarkingSpecError
@@ -51,4 +57,12 @@ def item_key_problem(item: Any, blueprint: Any = None) -> Optional[str]:
         spec = MarkingSpec.from_item(item, blueprint)
     except MarkingSpecError as exc:
         return str(exc)
-    return key_problem(spec)
+    fingerprint = repr(spec)
+    if fingerprint in _ACCEPTED:
+        return None
+    problem = key_problem(spec)
+    if problem is None:
+        if len(_ACCEPTED) >= _ACCEPTED_MAX:
+            _ACCEPTED.clear()
+        _ACCEPTED[fingerprint] = True
+    return problem

@@ -7,6 +7,7 @@ earns. ``_Outcome`` is one method's verdict before it is turned into marks.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import ipaddress
 import math
@@ -140,7 +141,11 @@ class MarkingSpec:
         blueprint (its distractor strategies hold them), to get diagnoses with
         gap tags. A dict may also carry them under ``misconception_tags``.
         """
-        d = item.to_dict() if hasattr(item, "to_dict") else dict(item)
+        if dataclasses.is_dataclass(item):
+            # Only the fields marking reads, copied (``to_dict`` would copy the whole item: parameters, media).
+            d = {name: copy.deepcopy(getattr(item, name)) for name in _MARKING_FIELDS if hasattr(item, name)}
+        else:
+            d = item.to_dict() if hasattr(item, "to_dict") else dict(item)
         ev = d.get("evaluation") or {}
         scheme = d.get("marking_scheme") or {}
         tol = ev.get("tolerance") or {}
@@ -179,6 +184,10 @@ class MarkingSpec:
                    variables=list(ev.get("variables") or []), assume_positive=bool(ev.get("assume_positive")),
                    units_exact=bool(ev.get("units_exact")), decimal_comma=bool(ev.get("decimal_comma")),
                    fractions=ev.get("fractions") if method == "multiple_response" else None)
+
+
+_MARKING_FIELDS = ("evaluation", "marking_scheme", "options", "correct_index", "correct_answer", "item_type",
+                   "answer_type", "accepted_answers", "marks", "misconceptions", "misconception_tags", "units")
 
 
 def gap_tags_from_blueprint(blueprint: Any) -> dict[str, str]:

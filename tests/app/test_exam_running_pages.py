@@ -105,7 +105,7 @@ def test_before_release_a_student_sees_only_that_the_paper_was_handed_in(student
     assert "one attempt" in texts(at, ("caption",))
     sid = start_assigned(at, aid)
     q = typed_questions(sid)[0]
-    at.text_input(key=box(sid, q)).input(right_answer(q["id"]))
+    pages.show_question(at, sid, q["id"]).text_input(key=box(sid, q)).input(right_answer(q["id"]))
     at.run()
     hand_in(at)
 
@@ -146,8 +146,9 @@ def test_time_up_is_said_and_a_later_answer_is_kept_as_late(student):
     at = open_app(student, "pages/student_exam.py")
     sid = start_assigned(at, aid)
     first, second = typed_questions(sid)[:2]
-    at.text_input(key=box(sid, first)).input("7")
+    pages.show_question(at, sid, first["id"]).text_input(key=box(sid, first)).input("7")
     at.run()
+    pages.show_question(at, sid, second["id"])
     deadline = runner().state(sid)["started_at"] + 600
     ctx = runner().ctx
     real_clock = ctx.clock
@@ -175,13 +176,15 @@ def test_two_tabs_the_newer_answer_is_shown_and_a_stale_save_asks(student):
     q1, q2, q3 = typed_questions(sid)[:3]
 
     # A saves; B, which never saw it, shows it on its next run.
-    tab_a.text_input(key=box(sid, q1)).input("11")
+    pages.show_question(tab_a, sid, q1["id"]).text_input(key=box(sid, q1)).input("11")
     tab_a.run()
     tab_b.run()
+    pages.show_question(tab_b, sid, q1["id"])
     assert tab_b.text_input(key=box(sid, q1)).value == "11"
 
     # Both had q2 empty: A saves, then B types something else there, unaware.
-    tab_a.text_input(key=box(sid, q2)).input("21")
+    pages.show_question(tab_b, sid, q2["id"])   # B shows q2 empty
+    pages.show_question(tab_a, sid, q2["id"]).text_input(key=box(sid, q2)).input("21")
     tab_a.run()
     tab_b.text_input(key=box(sid, q2)).input("22")
     tab_b.run()
@@ -193,7 +196,8 @@ def test_two_tabs_the_newer_answer_is_shown_and_a_stale_save_asks(student):
     assert tab_b.text_input(key=box(sid, q2)).value == "21" and not tab_b.warning
 
     # Again on q3, and this time B keeps what it typed.
-    tab_a.text_input(key=box(sid, q3)).input("31")
+    pages.show_question(tab_b, sid, q3["id"])
+    pages.show_question(tab_a, sid, q3["id"]).text_input(key=box(sid, q3)).input("31")
     tab_a.run()
     tab_b.text_input(key=box(sid, q3)).input("32")
     tab_b.run()

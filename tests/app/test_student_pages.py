@@ -16,7 +16,7 @@ from typing import Iterable, Optional
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.pages import open_page
+from tests.app.pages import open_page, show_question
 from ui.blocks import readable as shown_as
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -403,10 +403,10 @@ def test_exam_saves_answers_as_typed_survives_a_reload_and_shows_results(student
     typed = next(q for q in questions if not q["options"] and not q.get("steps"))   # one answer box
     chosen = next(q for q in questions if q["options"])
     key_typed, key_chosen = f"ex_{sid}_{typed['id']}", f"ex_{sid}_{chosen['id']}"
-    at.text_input(key=key_typed).input(right_answer(typed["id"]))
+    show_question(at, sid, typed["id"]).text_input(key=key_typed).input(right_answer(typed["id"]))
     at.run()
     assert runner().view(sid)["answers"][typed["id"]] == right_answer(typed["id"])   # saved on change
-    at.radio(key=key_chosen).set_value(wrong_answer(chosen["id"]))
+    show_question(at, sid, chosen["id"]).radio(key=key_chosen).set_value(wrong_answer(chosen["id"]))
     at.run()
     assert runner().view(sid)["answers"][chosen["id"]] == wrong_answer(chosen["id"])
     assert not at.exception
@@ -417,8 +417,8 @@ def test_exam_saves_answers_as_typed_survives_a_reload_and_shows_results(student
     again = open_app(student, "pages/student_exam.py")
     assert again.session_state["exam_sid"] == sid
     assert not again.warning   # prefilled through Session State without a widget-default clash
-    assert again.text_input(key=key_typed).value == right_answer(typed["id"])
-    assert again.radio(key=key_chosen).value == wrong_answer(chosen["id"])
+    assert show_question(again, sid, typed["id"]).text_input(key=key_typed).value == right_answer(typed["id"])
+    assert show_question(again, sid, chosen["id"]).radio(key=key_chosen).value == wrong_answer(chosen["id"])
     assert runner().view(sid)["stage"] == "sitting"   # no feedback before submitting
 
     click(again, "Submit exam")
@@ -443,6 +443,46 @@ def test_exam_saves_answers_as_typed_survives_a_reload_and_shows_results(student
     assert not again.exception
     assert again.title[0].value == "Practice"
     assert again.selectbox(key="pr_outcome_Mathematics_Nat 5").value == gap["outcome_id"]
+
+
+def test_a_paper_is_sat_a_screen_at_a_time_and_answers_stay_on_every_screen_and_page(student):
+    from core.exams.structure import QUESTIONS_PER_SCREEN, screens
+    at = open_app(student, "pages/student_exam.py")
+    click(at, "Start mock exam")
+    sid = at.session_state["exam_sid"]
+    view = runner().view(sid)
+    expected = screens(view["exam"])
+    assert len(expected) > 2
+    navigator = at.segmented_control(key=f"exam_screen_{sid}")
+    assert navigator.label == "Questions" and len(navigator.options) == len(expected)
+    assert navigator.options[0].startswith("Paper 1 · ")   # the section, then the questions on that screen
+
+    def boxes() -> list[str]:
+        return [w.key for w in (*at.text_input, *at.radio) if (w.key or "").startswith(f"ex_{sid}_")] + sorted(
+            {w.key.split("__")[0] for w in at.checkbox if (w.key or "").startswith(f"ex_{sid}_")})
+
+    first = [q for q in expected[0]["questions"]]
+    assert 0 < len(boxes()) <= QUESTIONS_PER_SCREEN + 2 and all(f"ex_{sid}_{q['id']}" in "".join(boxes())
+                                                                for q in first)
+    typed = next(q for q in first if not q["options"] and not q.get("steps"))
+    at.text_input(key=f"ex_{sid}_{typed['id']}").input("12")
+    at.run()
+    assert "Not answered yet: " in texts(at, ("caption",))
+
+    # The next screen, by its button: other questions, and back: the answer is still in its box.
+    click(at, f"{expected[1]['title']} →")
+    assert at.session_state[f"exam_screen_{sid}"] == 1
+    assert not any(typed["id"] in key for key in boxes())
+    assert [h.value for h in at.header] == [expected[1]["section"]["section"]]
+    click(at, f"← {expected[0]['title']}")
+    assert at.text_input(key=f"ex_{sid}_{typed['id']}").value == "12"
+
+    # Another page and back (Streamlit forgets boxes it does not draw): the saved answer is shown again.
+    at.switch_page("pages/student_progress.py").run()
+    at.switch_page("pages/student_exam.py").run()
+    assert not at.exception
+    assert show_question(at, sid, typed["id"]).text_input(key=f"ex_{sid}_{typed['id']}").value == "12"
+    assert runner().view(sid)["stage"] == "sitting"
 
 
 def test_an_answer_to_an_exam_handed_in_elsewhere_is_refused_with_a_sentence(student):
@@ -616,14 +656,14 @@ def test_exam_previews_each_answer_and_names_the_unreadable_before_hand_in(stude
              if not q["options"] and not q.get("steps") and not readable(q["id"], UNREADABLE)]   # one box each
     assert len(typed) >= 2
     bad, good = typed[0], typed[1]
-    at.text_input(key=f"ex_{sid}_{bad['id']}").input(UNREADABLE)
+    show_question(at, sid, bad["id"]).text_input(key=f"ex_{sid}_{bad['id']}").input(UNREADABLE)
     at.run()
-    at.text_input(key=f"ex_{sid}_{good['id']}").input(right_answer(good["id"]))
-    at.run()
-    assert not at.exception
     assert runner().view(sid)["answers"][bad["id"]] == UNREADABLE          # kept as typed
     warning = next(w.value for w in at.warning if "could not be read" in w.value)
     assert "saved as you typed it" in warning
+    show_question(at, sid, good["id"]).text_input(key=f"ex_{sid}_{good['id']}").input(right_answer(good["id"]))
+    at.run()
+    assert not at.exception
     assert "Your answer was read as:" in texts(at, ("markdown",))
     click(at, "Submit exam")
     assert "cannot change your answers" in at.warning[-2].value
@@ -726,11 +766,13 @@ def test_nothing_rendered_before_marking_gives_an_answer_away(student):
     exam = at.session_state["exam_sid"]
     questions = exam_questions(runner().view(exam))
     typed = next(q for q in questions if not q["options"] and not q.get("steps"))
-    at.text_input(key=f"ex_{exam}_{typed['id']}").input("7")
+    show_question(at, exam, typed["id"]).text_input(key=f"ex_{exam}_{typed['id']}").input("7")
     at.run()
-    found, n = leaks(at, [q["id"] for q in questions], allowed=["7"])
-    assert not found, found
-    checked += n
+    for index in range(len(at.segmented_control(key=f"exam_screen_{exam}").options)):   # every screen
+        at.segmented_control(key=f"exam_screen_{exam}").set_value(index).run()
+        found, n = leaks(at, [q["id"] for q in questions], allowed=["7"])
+        assert not found, (index, found)
+        checked += n
     assert checked >= 30, f"only {checked} secrets could be checked"
 
 

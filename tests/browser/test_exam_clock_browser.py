@@ -80,6 +80,17 @@ def test_the_server_ends_an_assigned_exam_whatever_the_page_clock_says(tmp_path:
             heading = page.get_by_role("heading", name="Mathematics Nat 5: mock exam")
             expect(heading).to_be_visible(timeout=60_000)
             settle(page)
+            # The paper is sat a screen at a time: the first screen with two typed answers.
+            boxes = page.get_by_role("textbox", name="Your answer to question")
+            screens = page.get_by_role("radiogroup", name="Questions").get_by_role("radio")
+            for k in range(screens.count()):
+                if boxes.count() >= 2:
+                    break
+                screens.nth(k + 1).click()
+                expect(page.get_by_role("heading", name=re.compile("^Paper"))).to_be_visible()
+                settle(page)
+            assert boxes.count() >= 2, "no screen of the paper has two typed answers"
+
             # Frozen from here: the page's time moves only as far as pump() lets the app's own timers run
             # (a few seconds in all), so the countdown never runs out and the page never asks the server
             # whether time is up; only the student's own actions reach it.
