@@ -1,4 +1,6 @@
 """Teacher workbench: entry point (page config, sign-in and the navigation each role may see)."""
+import time
+
 import streamlit as st
 
 from ui import shared, signed_in
@@ -26,6 +28,7 @@ STUDENT = {
          SIGN_OUT],
 }
 
+started = time.perf_counter()
 st.set_page_config(page_title="Teacher Workbench", page_icon="📐", layout="wide")
 try:
     wb = shared.workbench()  # opens the database, filling it with the shipped blueprints on first run
@@ -40,3 +43,4 @@ except shared.STORAGE_FAILURES as exc:  # a full disk, a damaged file, a file he
     shared.storage_failed(exc)
 finally:   # also after st.stop() or st.rerun() in a page
     shared.keep_long_lived()
+    shared.log_run(started)

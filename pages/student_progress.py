@@ -17,15 +17,20 @@ PRACTICE_PAGE = "pages/student_practice.py"
 
 
 @st.cache_data(max_entries=500, show_spinner=False)
-def figures(student: str, version: str) -> tuple[list[dict], object, list[dict]]:
-    """The student's mastery rows, mastery history (of the skills they have a mastery score on) and outcomes,
-    read again only when ``version`` (the store's fingerprint: any new answer, mastery score, ability or
-    session changes it) does."""
+def figures(student: str, version: str) -> tuple[list[dict], list[dict]]:
+    """The student's mastery rows and outcomes, read again only when ``version`` (the store's fingerprint: any
+    new answer, mastery score, ability or session changes it) does."""
     rows = progress.student_mastery(wb.store, wb.library, student)
-    history = reports.student_report(wb.store, wb.library, student)["mastery_history"]
-    if not history.empty:
-        history = history[history["skill_name"].isin({r["name"] for r in rows})]
-    return rows, history, progress.student_outcomes(wb.store, wb.library, student, rows)
+    return rows, progress.student_outcomes(wb.store, wb.library, student, rows)
+
+
+@st.cache_data(max_entries=500, show_spinner=False)
+def mastery_history(student: str, version: str):
+    """Mastery after each practice answer, of the skills the student has a mastery score on (read once the
+    chart is opened)."""
+    history = reports.mastery_over_time(wb.store, wb.library, student)
+    rows = figures(student, version)[0]
+    return history[history["skill_name"].isin({r["name"] for r in rows})] if not history.empty else history
 
 
 def show_outcome(o: dict) -> None:
@@ -62,7 +67,7 @@ def mastery_chart(student: str, version: str):
 @st.cache_resource(max_entries=200, show_spinner=False)
 def history_chart(student: str, version: str, skills: tuple[str, ...]):
     """The mastery-over-time lines of the chosen skills, built once per ``version`` and choice."""
-    history = figures(student, version)[1]
+    history = mastery_history(student, version)
     shown = history[history["skill_name"].isin(skills)]
     fig = px.line(shown, x="created_at", y="mastery", color="skill_name", markers=True, range_y=[0, 1],
                   labels={"created_at": "", "mastery": "Mastery", "skill_name": ""})
@@ -72,7 +77,7 @@ def history_chart(student: str, version: str, skills: tuple[str, ...]):
 
 st.title("My progress")
 version = f"{analytics_version(wb.store)}|{id(wb.library)}"
-rows, history, outcomes = figures(student, version)
+rows, outcomes = figures(student, version)
 if not rows and not outcomes:
     st.info("Nothing to show yet: answer a few questions on the Practice page and your skills will appear here.")
     if st.button("Go to Practice", type="primary"):
@@ -112,10 +117,13 @@ else:
         st.plotly_chart(mastery_chart(student, version), width="stretch")
     else:
         st.caption("The questions so far belong to no skill blueprint, so they show in each outcome above.")
-    if not history.empty:
-        # Drawn once opened: a second chart would make every opening of the page wait for it.
+    if rows:
+        # Read and drawn once opened: a second chart would make every opening of the page wait for it.
         over_time = st.expander("Mastery over time", key="pr_history_open", on_change="rerun")
-        if over_time.open:
+        history = mastery_history(student, version) if over_time.open else None
+        if history is not None and history.empty:
+            over_time.caption("No practice answers on these skills yet, so no mastery over time to show.")
+        elif history is not None:
             with over_time:
                 names = sorted(history["skill_name"].unique())
                 # The weakest skills with a history to draw (a skill's name may differ there, or it may have none).

@@ -214,6 +214,7 @@ for tab, body in ((overview, class_tab), (students_tab, student_tab), (items_tab
     if tab.open:
         with tab:
             body()
+view.keep_fresh(wb, code)
 roster = view.load(wb, version, "overview", code)["per_student"]
 view.warm(wb, version, code, st.session_state.get("an_student") or next(iter(roster["student"]), None),
           st.session_state.get("an_bp") or min(lib.generators, default=None))

@@ -63,8 +63,10 @@ if gb.notes:
 
 st.subheader("Distribution")
 c = st.columns(2)
-c[0].bar_chart(gb.grades, x="Grade", y="Students", sort=False)
-c[1].bar_chart(gb.histogram, x="Percent", y="Students", sort=False, x_label="Percent of the marks")
+with c[0]:
+    shared.bar_chart(gb.grades, "Grade", "Students")
+with c[1]:
+    shared.bar_chart(gb.histogram, "Percent", "Students", x_title="Percent of the marks")
 st.subheader("Section results")
 st.dataframe(gb.section_summary, hide_index=True, key="gb_sections")
 

@@ -68,9 +68,12 @@ def data_version(wb, force: bool = False) -> str:
     seen = st.session_state.get("an_version")
     now = time.time()
     if force or seen is None or now - seen[1] > REFRESH_S or seen[2] != wb.store.label:
-        version = f"{analytics_version(wb.store)}|{id(wb.library)}:{len(wb.library.generators)}|{dt.date.today()}"
-        seen = st.session_state["an_version"] = (version, now, wb.store.label)
+        seen = st.session_state["an_version"] = (current_version(wb), now, wb.store.label)
     return seen[0]
+
+
+def current_version(wb) -> str:
+    return f"{analytics_version(wb.store)}|{id(wb.library)}:{len(wb.library.generators)}|{dt.date.today()}"
 
 
 def data_as_of() -> str:
@@ -134,6 +137,74 @@ def _read_ahead(wb, version: str, reads: list[tuple]) -> None:
             load(wb, version, name, *args)
         except Exception as exc:   # the page reads it again when the tab opens, and shows the error there
             log.warning("Analytics: reading %s ahead failed (%s); the page reads it when that tab opens", name, exc)
+
+
+WATCH_S = 5           # how often the data are looked at for a class a teacher has open in Analytics
+WATCH_FOR_S = 1800    # for how long after the teacher last opened it
+_watched: dict[str, float] = {}   # class code: watched until (monotonic)
+_watch_lock = threading.Lock()
+_watcher: dict[str, Any] = {"thread": None}
+fresh: dict[str, str] = {}   # class code: the data version its Class tab was last read ahead for
+
+
+def keep_fresh(wb, code: str) -> None:
+    """While a teacher has had the class open in Analytics in the last half hour, read its Class tab again in
+    the background whenever the data change (students answering during a lesson), so coming back to the page
+    finds the newest figures already made instead of making them then."""
+    with _watch_lock:
+        _watched[code] = time.monotonic() + WATCH_FOR_S
+        thread = _watcher["thread"]
+        if thread is None or not thread.is_alive():
+            # Not a daemon: the interpreter waits for it at exit instead of stopping it inside the database.
+            thread = threading.Thread(target=_watch, args=(wb,), name=READ_AHEAD, daemon=False)
+            _watcher["thread"] = thread
+            thread.start()
+
+
+def _watch(wb) -> None:
+    main = threading.main_thread()
+    while True:
+        wake = time.monotonic() + WATCH_S
+        while time.monotonic() < wake:
+            if not main.is_alive():   # the process is ending: stop before the database closes
+                return
+            time.sleep(0.25)
+        with _watch_lock:
+            now = time.monotonic()
+            for code in [c for c, until in _watched.items() if until < now]:
+                del _watched[code]
+            codes = list(_watched)
+            if not codes:
+                _watcher["thread"] = None
+                return
+        try:
+            version = current_version(wb)
+        except Exception as exc:   # the database is closing or busy: the page reads it itself
+            log.info("Analytics: looking for new data failed (%s); the page reads it when opened", exc)
+            return
+        for code in codes:
+            if fresh.get(code) != version:
+                _read_ahead(wb, version, [("classes",), *((name, code) for name in CLASS_TAB)])
+                _draw_ahead(wb, version, code)
+                fresh[code] = version
+
+
+CLASS_TAB = ("overview", "abilities", "weakest", "matrix", "matrix_answers")
+
+
+def _draw_ahead(wb, version: str, code: str) -> None:
+    """The Class tab's figures, built for the data just read (``figure`` keeps them)."""
+    try:
+        overview, ability = load(wb, version, "overview", code), load(wb, version, "abilities", code)
+        matrix, answers = load(wb, version, "matrix", code), load(wb, version, "matrix_answers", code)
+        if not overview["activity"].empty:
+            figure(activity_figure, overview["activity"])
+        if not ability.empty:
+            figure(abilities_figure, ability)
+        if not matrix.empty:
+            figure(heatmap_figure, matrix, answers)
+    except Exception as exc:   # the page builds them itself, and shows any error there
+        log.warning("Analytics: drawing the charts ahead failed (%s); the page draws them when opened", exc)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import os
 import re
 import sys
 import threading
+import time
 import urllib.parse
 from typing import Any, Optional
 
@@ -118,6 +119,27 @@ def keep_long_lived() -> None:
         _frozen_at = loaded
         gc.collect()     # what is garbage now is not frozen
         gc.freeze()
+
+
+def bar_chart(frame, x: str, y: str, x_title: Optional[str] = None) -> None:
+    """Bars of ``y`` for each ``x``, in the frame's order, as a Vega-Lite spec written here: ``st.bar_chart``
+    builds it through Altair, whose schema check took a third of a page's run for two small charts."""
+    st.vega_lite_chart(frame, {
+        "mark": {"type": "bar", "tooltip": True},
+        "encoding": {"x": {"field": x, "type": "nominal", "sort": None, "title": x_title or x,
+                           "axis": {"labelAngle": 0}},
+                     "y": {"field": y, "type": "quantitative", "title": y, "axis": {"tickMinStep": 1}}},
+    }, width="stretch")
+
+
+def log_run(started: float) -> None:
+    """With WORKBENCH_RUN_LOG naming a file (the click benchmark sets it), append this script run's end (Unix
+    time) and length in seconds, so the server's share of a click can be told from the browser's drawing.
+    Fragment runs do not pass through app.py and are not logged."""
+    path = os.environ.get("WORKBENCH_RUN_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(f"{time.time():.3f}\t{time.perf_counter() - started:.4f}\n")
 
 
 # What the theme (.streamlit/config.toml) cannot set.

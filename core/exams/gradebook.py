@@ -18,6 +18,7 @@ script says how every written answer was marked.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime as dt
 import io
@@ -88,7 +89,11 @@ def _when(epoch: Optional[float]) -> Optional[dt.datetime]:
 
 def _sitting(runner: Runner, row: dict) -> dict:
     """What the gradebook needs of one session: handed in or not, per-question marks, totals, lateness."""
-    state = runner.state(row["id"])
+    return runner.read(row["id"], lambda state: _summary(row, state))
+
+
+def _summary(row: dict, state: dict) -> dict:
+    """``_sitting`` from the session's state, read in place: everything returned is built here or copied."""
     late_sends = len(state.get("late") or [])
     if row["kind"] == "evaluation":
         res = state.get("results") if state.get("stage") == "completed" else None
@@ -116,7 +121,7 @@ def _sitting(runner: Runner, row: dict) -> dict:
                                "awarded": None if q.get("unmarked") else float(q["marks_awarded"]),
                                "section": section_of.get(item_id), "overridden": bool(q.get("overrides"))}
                  for item_id, q in marking["questions"].items()}
-    return {"row": row, "done": True, "questions": questions, "sections": list(marking["sections"]),
+    return {"row": row, "done": True, "questions": questions, "sections": copy.deepcopy(marking["sections"]),
             "written": _written_counts(q for q in marking["questions"].values() if not q.get("unmarked")),
             "awarded": float(marking["marks_awarded"]), "out_of": float(marking["total_marks"]),
             "percent": marking["percent"], "grade": marking["grade"], "passed": None,

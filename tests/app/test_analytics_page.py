@@ -217,6 +217,32 @@ def test_new_data_shows_on_refresh_and_on_coming_back(env, monkeypatch):
     assert "AN-NEWER · Newer class" in at.selectbox(key="an_class").options
 
 
+def test_while_a_class_is_open_in_analytics_new_answers_are_read_in_the_background(env, monkeypatch):
+    import time
+    from core.flows.registry import make_runner
+    from ui import analytics_views, shared
+    monkeypatch.setattr(analytics_views, "WATCH_S", 0.2)
+    wb = shared._open(str(env["db"]))
+    at = open_analytics()
+    assert at.selectbox(key="an_class").value == CLASS
+    before = analytics_views.current_version(wb)
+    runner = make_runner(wb.store, wb.library)   # a student answers while the teacher is on another page
+    sid = runner.start("practice", env["students"][0], {"subject": "Mathematics", "level": "Nat 5"})
+    question = runner.view(sid)["question"]
+    runner.command(sid, "answer", item_id=question["id"], answer="7")
+    after = analytics_views.current_version(wb)
+    assert after != before
+    end = time.monotonic() + 60
+    while analytics_views.fresh.get(CLASS) != after and time.monotonic() < end:
+        time.sleep(0.1)
+    assert analytics_views.fresh.get(CLASS) == after, "the class was not read again after the new answer"
+    # Coming back: the page shows the new answer, from what was read ahead.
+    at.switch_page("pages/teacher_class.py").run()
+    at.switch_page("pages/teacher_analytics.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["an_version"][0] == after
+
+
 def test_an_empty_install_says_how_to_begin(tmp_path, monkeypatch):
     from core.store import Store
     from ui import shared

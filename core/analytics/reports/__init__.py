@@ -18,7 +18,7 @@ from core.analytics.reports.exams import evaluation_report, exam_report
 from core.analytics.reports.fixes import NOISY_OUTFIT, RARE_SHARE, blueprint_fixes
 from core.analytics.reports.items import (blueprint_report, distractor_report, item_table, latest_parameters, parameter_report,
                                           run_calibration, wright_map)
-from core.analytics.reports.student import student_report
+from core.analytics.reports.student import mastery_over_time, student_report
 
 __all__ = [
     "Z95",
@@ -30,6 +30,7 @@ __all__ = [
     "mastery_answers",
     "class_weakest",
     "student_report",
+    "mastery_over_time",
     "run_calibration",
     "latest_parameters",
     "item_table",

@@ -15,6 +15,25 @@ from core.store import Store
 from core.store import analytics as data
 
 
+def mastery_over_time(store: Store, library: Library, student: str) -> pd.DataFrame:
+    """The report's ``mastery_history`` alone (created_at, mastery, skill_name, ...): what a student's own
+    progress page charts, without the rest of the report."""
+    frame = data.responses(store, student=student)
+    if not frame.empty:
+        frame = _practised(frame, library)
+    if frame.empty:
+        return pd.DataFrame(columns=["created_at", "mastery", "skill_name"])
+    return mastery.mastery_history(frame)
+
+
+def _practised(frame: pd.DataFrame, library: Library) -> pd.DataFrame:
+    """The practice answers (what the stored mastery scores come from), in the order they were given."""
+    frame = frame.sort_values(["created_at", "session_id", "item_id"], kind="stable").reset_index(drop=True)
+    practised = frame[frame["kind"] == "practice"].copy()
+    practised["skill_name"] = _named(library, practised["skill"])
+    return practised
+
+
 def student_report(store: Store, library: Library, student: str) -> dict[str, Any]:
     """History (answers with running accuracy), mastery over time per skill, weak skills, sessions.
 
@@ -31,7 +50,7 @@ def student_report(store: Store, library: Library, student: str) -> dict[str, An
     frame["answer_number"] = np.arange(1, len(frame) + 1)
     frame["running_accuracy"] = frame["correct"].expanding().mean()
     frame["skill_name"] = _named(library, frame["skill"])
-    practised = frame[frame["kind"] == "practice"]     # the answers the stored mastery scores come from
+    practised = _practised(frame, library)
     if practised.empty:   # only exams and evaluations so far: no practice, so no mastery to replay
         out.update(history=frame, mastery_history=pd.DataFrame(columns=["created_at", "mastery", "skill_name"]),
                    weakest=pd.DataFrame(), current=pd.DataFrame(), recommendations=pd.DataFrame())
