@@ -203,6 +203,18 @@ def short_section(name: str) -> str:
     return name.split(" (")[0]
 
 
+def navigator(exam: dict, screens: list[dict], key: str, **kwargs) -> int:
+    """Which screen of the paper to show ("Paper 1 · 1–7", "Paper 1 · 8–13", ...); 0 when it has one."""
+    if len(screens) < 2:
+        return 0
+    several_sections = len(exam["sections"]) > 1
+    here = st.segmented_control(
+        "Questions", list(range(len(screens))), default=0, required=True, key=key,
+        format_func=lambda k: (f"{short_section(screens[k]['section']['section'])} · " if several_sections else "")
+        + screens[k]["title"].split(" ", 1)[1], **kwargs)
+    return here if here in range(len(screens)) else 0
+
+
 def show_sitting(view: dict) -> None:
     sid = view["session_id"]
     exam = view["exam"]
@@ -218,15 +230,7 @@ def show_sitting(view: dict) -> None:
     # parts together; the navigator goes to any screen, and the answers are saved as typed whichever is shown.
     # The screen shown is kept in the page's address: a reload comes back to it.
     screens = structure.screens(exam)
-    several_sections = len(exam["sections"]) > 1
-    here = 0
-    if len(screens) > 1:
-        here = st.segmented_control(
-            "Questions", list(range(len(screens))), default=0, required=True, key=screen_key(sid),
-            bind="query-params",
-            format_func=lambda k: (f"{short_section(screens[k]['section']['section'])} · " if several_sections else "")
-            + screens[k]["title"].split(" ", 1)[1])
-        here = here if here in range(len(screens)) else 0
+    here = navigator(exam, screens, screen_key(sid), bind="query-params")
     screen = screens[here]
     section = screen["section"]
     st.header(section["section"])
@@ -312,10 +316,13 @@ def result_key(sid: str, number: int) -> str:
 
 @st.fragment
 def question_details(sid: str, exam: dict, per_question: list[dict]) -> None:
-    """Each question's marking, drawn only while its expander is open (a paper of forty opens at once, and
-    opening one redraws only this part)."""
+    """Each question's marking, a screen of the paper at a time (as it was sat), drawn only while its expander
+    is open: choosing a screen or opening a question redraws only this part."""
     by_number = {q["number"]: q for s in exam["sections"] for q in s["questions"]}
-    for q in per_question:
+    screens = structure.screens(exam)
+    numbers = {q["number"] for q in screens[navigator(exam, screens, f"res_screen_{sid}")]["questions"]} \
+        if screens else set(by_number)
+    for q in [q for q in per_question if q["number"] in numbers]:
         mark = "✅" if q["correct"] else "❌"
         box = st.expander(f"{mark} Question {question_label(q)}: {q['marks_awarded']:g} / {q['marks']:g}",
                           key=result_key(sid, q["number"]), on_change="rerun")
@@ -349,6 +356,46 @@ def question_details(sid: str, exam: dict, per_question: list[dict]) -> None:
             text.flush()
 
 
+FIRST_GAPS = 3   # the outcomes that lost the most marks, shown in full; the rest once asked for
+
+
+def gap_block(exam: dict, block: dict) -> None:
+    """One outcome to work on: what to revise, the questions of it missed, a practice question, a button."""
+    with st.container(border=True):
+        text = Paragraphs()   # the paragraphs between other elements drawn as one block each
+        text.add(f"**{block['label']}** ({block['outcome_id']})")
+        text.stem(block["explanation"])
+        if block.get("questions"):
+            text.flush()
+            st.caption("Questions you missed: " + ", ".join(
+                block.get("question_labels") or [str(n) for n in block["questions"]]))
+        pq = block.get("practice_question")
+        if pq:
+            text.add("**Practice question:**")
+            text.stem(pq["stem"])
+            if pq.get("choose_several"):
+                text.flush()
+                st.caption("Choose all the right answers.")
+            for k, option in enumerate(pq.get("options") or []):
+                text.stem(f"**{chr(65 + k)}.** {option}")
+        text.flush()
+        if st.button("Practise this outcome", key=f"practise_{block['outcome_id']}"):
+            st.session_state["practice_preset"] = sittings.practice_preset(exam["subject"], exam["level"],
+                                                                           block["outcome_id"])
+            st.switch_page(PRACTICE_PAGE)
+
+
+@st.fragment
+def more_gaps(sid: str, exam: dict, blocks: list[dict]) -> None:
+    """The other outcomes to work on, drawn once opened (opening redraws only this part)."""
+    box = st.expander(f"{len(blocks)} more outcome{'s' if len(blocks) != 1 else ''} to work on: "
+                      + "; ".join(b["label"] for b in blocks), key=f"res_more_{sid}", on_change="rerun")
+    if box.open:
+        with box:
+            for block in blocks:
+                gap_block(exam, block)
+
+
 def show_results(view: dict) -> None:
     exam, res = view["exam"], view["results"]
     st.title(f"{exam['subject']} {exam['level']}: your results")
@@ -369,32 +416,13 @@ def show_results(view: dict) -> None:
     question_details(view["session_id"], exam, per_question)
 
     st.subheader("What to work on")
-    blocks = view.get("remediation") or []
+    blocks = view.get("remediation") or []   # the outcome that lost the most marks first
     if not blocks:
         st.success("Every question was right: no gaps to work on. Try a harder course or another mock exam.")
-    for block in blocks:
-        with st.container(border=True):
-            text = Paragraphs()   # the paragraphs between other elements drawn as one block each
-            text.add(f"**{block['label']}** ({block['outcome_id']})")
-            text.stem(block["explanation"])
-            if block.get("questions"):
-                text.flush()
-                st.caption("Questions you missed: " + ", ".join(
-                    block.get("question_labels") or [str(n) for n in block["questions"]]))
-            pq = block.get("practice_question")
-            if pq:
-                text.add("**Practice question:**")
-                text.stem(pq["stem"])
-                if pq.get("choose_several"):
-                    text.flush()
-                    st.caption("Choose all the right answers.")
-                for k, option in enumerate(pq.get("options") or []):
-                    text.stem(f"**{chr(65 + k)}.** {option}")
-            text.flush()
-            if st.button("Practise this outcome", key=f"practise_{block['outcome_id']}"):
-                st.session_state["practice_preset"] = sittings.practice_preset(exam["subject"], exam["level"],
-                                                                               block["outcome_id"])
-                st.switch_page(PRACTICE_PAGE)
+    for block in blocks[:FIRST_GAPS]:
+        gap_block(exam, block)
+    if len(blocks) > FIRST_GAPS:
+        more_gaps(view["session_id"], exam, blocks[FIRST_GAPS:])
     st.divider()
     st.button("Back to my exams", on_click=close_exam)   # before the next run: it draws only the list
 

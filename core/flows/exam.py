@@ -305,6 +305,7 @@ class ExamFlow(Flow):
         step = Step()
         per_question = {}
         gap_outcomes: list[str] = []
+        lost: dict[str, float] = {}   # marks lost on each outcome
         notes: list[str] = []   # for the teacher: questions that could not be marked
         comma = self.decimal_comma(state)
         awarded = total = 0.0
@@ -359,11 +360,13 @@ class ExamFlow(Flow):
                 s_total += out_of
                 if not mark.correct and q["outcome_id"] not in gap_outcomes:
                     gap_outcomes.append(q["outcome_id"])
+                lost[q["outcome_id"]] = lost.get(q["outcome_id"], 0.0) + out_of - score
             section_results.append({"section": section["section"], "marks_awarded": s_awarded, "marks": s_total,
                                     "percent": round(100 * s_awarded / s_total, 1) if s_total else 0.0})
             awarded += s_awarded
             total += s_total
         percent = round(100 * awarded / total, 1) if total else 0.0
+        gap_outcomes.sort(key=lambda outcome: -lost.get(outcome, 0.0))   # the most marks lost first, then paper order
         step.add("marked", questions=per_question, marks_awarded=awarded, total_marks=total, percent=percent,
                  grade=grade_for(percent), sections=section_results, gap_outcomes=gap_outcomes, expired=expired,
                  notes=notes)

@@ -146,6 +146,10 @@ def test_the_teacher_checks_written_answers_with_the_llm_and_the_student_reads_h
         mine.session_state[f"res_{env['sid']}_{q['number']}"] = True
     run(mine)
     shown = texts(mine)
+    screens = [e for e in mine.segmented_control if e.key == f"res_screen_{env['sid']}"]
+    for index in range(1, len(screens[0].options) if screens else 0):   # the paper's other screens
+        mine.segmented_control(key=f"res_screen_{env['sid']}").set_value(index)
+        shown += "\n" + texts(run(mine))
     assert f"Marked by the LLM judge: {REASON}" in shown
     assert "Marked by the key points your teacher set" in shown      # the written answers given as the key
 
