@@ -3,7 +3,7 @@ import time
 
 import streamlit as st
 
-from ui import shared, signed_in
+from ui import activity, shared, signed_in
 
 SIGN_OUT = ("pages/sign_out.py", "Sign out", "🚪")
 SIGNED_OUT = {"": [("pages/sign_in.py", "Sign in", "🔑"), (*SIGN_OUT, "hidden")]}
@@ -29,6 +29,7 @@ STUDENT = {
 }
 
 started = time.perf_counter()
+activity.run_started()
 st.set_page_config(page_title="Teacher Workbench", page_icon="📐", layout="wide")
 try:
     wb = shared.workbench()  # opens the database, filling it with the shipped blueprints on first run
@@ -43,4 +44,5 @@ except shared.STORAGE_FAILURES as exc:  # a full disk, a damaged file, a file he
     shared.storage_failed(exc)
 finally:   # also after st.stop() or st.rerun() in a page
     shared.keep_long_lived()
+    activity.run_ended()
     shared.log_run(started)

@@ -29,6 +29,7 @@ from core.analytics import evidence, explain, reports
 from core.analytics.reports import readable
 from core.store import school
 from core.store.analytics_version import analytics_version
+from ui.activity import wait_for_quiet
 
 # ---------------------------------------------------------------------------------------------------------------
 # Cached report reads
@@ -92,17 +93,13 @@ def _cached(name: str, version: str, args: tuple, _wb) -> Any:
 
 def load(wb, version: str, name: str, *args: Any) -> Any:
     """A report read once per data version (``name`` one of the loaders, with its arguments)."""
-    global _last_read
-    if threading.current_thread().name != READ_AHEAD:
-        _last_read = time.monotonic()
     return _cached(name, version, tuple(args), wb)
 
 
 log = logging.getLogger(__name__)
 READ_AHEAD = "analytics-read-ahead"
-READ_AHEAD_IDLE_S = 0.75   # reads ahead only once the page has been quiet this long: never slows a click
+READ_AHEAD_IDLE_S = 0.75   # reads ahead only once the app has been quiet this long: never slows a click
 READ_AHEAD_GIVE_UP_S = 120
-_last_read = 0.0
 _warmed: set[str] = set()
 _warm_lock = threading.Lock()
 
@@ -129,10 +126,8 @@ def warm(wb, version: str, code: str, student: Optional[str], blueprint: Optiona
 def _read_ahead(wb, version: str, reads: list[tuple]) -> None:
     give_up = time.monotonic() + READ_AHEAD_GIVE_UP_S
     for name, *args in reads:
-        while time.monotonic() - _last_read < READ_AHEAD_IDLE_S:   # a teacher is clicking: wait for a pause
-            if time.monotonic() > give_up:
-                return
-            time.sleep(0.1)
+        if not wait_for_quiet(READ_AHEAD_IDLE_S, give_up):   # someone is clicking: wait for a pause
+            return
         try:
             load(wb, version, name, *args)
         except Exception as exc:   # the page reads it again when the tab opens, and shows the error there
