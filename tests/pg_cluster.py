@@ -106,7 +106,9 @@ class Cluster:
     def drop_database(self, url: str) -> None:
         import psycopg
         name = url.rsplit("/", 1)[1]
-        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+        # As the superuser: FORCE ends every session on the database, and a session of another role (an
+        # autovacuum worker of the server's own) may not be ended by the test role.
+        with psycopg.connect(self.url("postgres", user="postgres"), autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
     def stop(self) -> None:
