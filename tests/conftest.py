@@ -21,8 +21,12 @@ if str(ROOT) not in sys.path:
 
 @pytest.fixture(scope="session")
 def library():
+    """The shipped library as the app loads it: compiled, each level's sampling prepared when first used.
+    Generating from every level at load (``workbench validate``) is tested by tests/cli/test_cli.py and by
+    tests/items/test_generation.py::test_every_level_of_every_blueprint; doing it again here cost each test
+    process half a minute."""
     from core.blueprints.library import Library
-    return Library.load()
+    return Library.load(exercise=False)
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from typing import Any, Iterable, Optional, Union
 from core.blueprints.compiler import compile_skill
 from core.blueprints.failures import explain
 from core.blueprints.formula import TimeBudgetExceeded, time_budget
-from core.blueprints.loader import BlueprintError, Issue, LoadedBlueprint, load_file, yaml_files
+from core.blueprints.loader import BlueprintError, Issue, LoadedBlueprint, parse_text, read_text, yaml_files
 from core.blueprints.models import AssessmentBlueprint, CourseSpec, SkillBlueprint
 from core.items.generator import SkillGenerator
 from core.items.sampler import GenerationError
@@ -63,6 +63,39 @@ def default_blueprints_dir() -> Path:
     return Path(os.environ.get("WORKBENCH_BLUEPRINTS", PROJECT_ROOT / "blueprints"))
 
 
+# A process often loads the same unchanged files again (each database the app, a notebook or the command line
+# opens; a file checked against the shipped library): a file's parse and a skill's compilation depend on its text
+# alone, so they are kept by (file, text) and reused. Exercising levels, and each library's generators with their
+# samplers, are made afresh every time.
+_KEEP_AT_MOST = 4000
+_parsed: dict[tuple[str, str], LoadedBlueprint] = {}
+_compiled: dict[int, tuple[LoadedBlueprint, Any]] = {}   # id(loaded): (loaded, its CompiledSkill)
+
+
+def _parse(path: Union[str, Path]) -> LoadedBlueprint:
+    text = read_text(Path(path))
+    key = (str(path), text)
+    loaded = _parsed.get(key)
+    if loaded is None:
+        loaded = parse_text(text, str(path))     # a file that cannot be parsed raises, and is not kept
+        if len(_parsed) >= _KEEP_AT_MOST:
+            _parsed.clear()
+        _parsed[key] = loaded
+    return loaded
+
+
+def _compile(loaded: LoadedBlueprint) -> Any:
+    kept = _compiled.get(id(loaded))
+    if kept is not None and kept[0] is loaded:
+        return kept[1]
+    compiled = compile_skill(loaded.model, loaded)   # refused (or out of time): raises, and is not kept
+    if _parsed.get((loaded.file, loaded.text)) is loaded:   # only what came from a file is kept
+        if len(_compiled) >= _KEEP_AT_MOST:
+            _compiled.clear()
+        _compiled[id(loaded)] = (loaded, compiled)
+    return compiled
+
+
 class LibraryError(KeyError):
     """A blueprint id was asked for that the library does not hold."""
 
@@ -83,7 +116,7 @@ def check_skill(loaded: LoadedBlueprint, exercise: bool = True) -> tuple[Optiona
 def _check_skill(loaded: LoadedBlueprint, exercise: bool, file_deadline: float
                  ) -> tuple[Optional[SkillGenerator], list[Issue]]:
     try:
-        compiled = compile_skill(loaded.model, loaded)
+        compiled = _compile(loaded)
     except BlueprintError as exc:
         return None, exc.issues
     gen = SkillGenerator(compiled)
@@ -226,7 +259,7 @@ class Library:
         file = str(path)
         issues = self.report.files.setdefault(file, [])
         try:
-            loaded = load_file(path)
+            loaded = _parse(path)
         except BlueprintError as exc:
             issues.extend(exc.issues)
             return
