@@ -86,14 +86,16 @@ if table.open:   # drawn only while open
 
 # ---------------------------------------------------------------- bulk actions
 by_id = {it["id"]: it for it in items}
-with st.form("rv_bulk"):
-    st.subheader("Several at once")
-    chosen = st.multiselect("Items", list(by_id), key="rv_bulk_items",
-                            format_func=lambda i: f"{i} · {by_id[i]['stem'][:70]}")
-    reason = st.text_input("Reason (needed to reject)", key="rv_bulk_reason")
-    left, right = st.columns(2)
-    bulk_approve = left.form_submit_button("Approve selected", type="primary", key="rv_bulk_approve")
-    bulk_reject = right.form_submit_button("Reject selected", key="rv_bulk_reject")
+bulk_approve = bulk_reject = False
+several = st.expander("Approve or reject several at once", key="rv_bulk_open", on_change="rerun")
+if several.open:   # drawn only while open: the list of every item in the queue is the page's heaviest widget
+    with several, st.form("rv_bulk", border=False):
+        chosen = st.multiselect("Items", list(by_id), key="rv_bulk_items",
+                                format_func=lambda i: f"{i} · {by_id[i]['stem'][:70]}")
+        reason = st.text_input("Reason (needed to reject)", key="rv_bulk_reason")
+        left, right = st.columns(2)
+        bulk_approve = left.form_submit_button("Approve selected", type="primary", key="rv_bulk_approve")
+        bulk_reject = right.form_submit_button("Reject selected", key="rv_bulk_reject")
 if bulk_approve or bulk_reject:
     try:
         if bulk_approve:
@@ -176,11 +178,10 @@ def card(item: dict, rows: list[dict] | None) -> None:
     """
     iid = item["id"]
     with st.container(border=True):
-        st.caption(f"`{iid}` · {item['blueprint_id'] or 'bank question'} · {item['difficulty_level'] or ''} · "
-                   f"{item['marks']} mark(s) · source {item['source']} · **{item['status']}**"
-                   + (f" · outcomes {', '.join(item['outcome_ids'])}" if item.get("outcome_ids") else ""))
-        shared.item_card(item, with_key=True)
-        notes = []      # one caption for whatever there is to say about the item
+        about = (f"`{iid}` · {item['blueprint_id'] or 'bank question'} · {item['difficulty_level'] or ''} · "
+                 f"{item['marks']} mark(s) · source {item['source']} · **{item['status']}**"
+                 + (f" · outcomes {', '.join(item['outcome_ids'])}" if item.get("outcome_ids") else ""))
+        notes = []      # whatever there is to say about the item, under it
         if item.get("review_notes"):
             notes.append(f"Review note: {item['review_notes']}")
         if item.get("origin"):
@@ -189,8 +190,7 @@ def card(item: dict, rows: list[dict] | None) -> None:
             accepted_at = str((item.get("params") or {}).get("accepted_at") or "")[:16].replace("T", " ")
             notes.append(f"Written by the question pipeline; accepted {accepted_at or 'at a time not recorded'} UTC, "
                          f"in the queue since {str(item['created_at'])[:16]}.")
-        if notes:
-            st.caption("  \n".join(notes))
+        shared.item_card(item, with_key=True, about=about, notes=notes)
         if item.get("source") in ("import", "pipeline") or not item.get("outcome_ids"):
             item_exchange.placement(store, library, item, "review_flash")
         if item.get("params") or item.get("verification"):

@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 import urllib.parse
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 import duckdb
 import streamlit as st
@@ -29,7 +29,7 @@ from core.marking import right_options, warm_up
 from core.store import Store, StoreError, default_db_path, repo
 from core.store.db import problem_kind, public_message, storage_error
 from core.workbench import Workbench, open_workbench
-from ui.blocks import readable
+from ui.blocks import Paragraphs, readable
 
 
 @st.cache_resource(show_spinner="Opening the database…")
@@ -379,25 +379,44 @@ def figure(question: dict[str, Any]) -> None:
         st.html(diagram_svg(question["diagram"]))
 
 
-def item_card(item: dict[str, Any], with_key: bool) -> None:
-    """One stored item (a row from the items table): stem, options and, for teachers, key and explanation."""
-    stem(item["stem"], item.get("media"))
+def item_card(item: dict[str, Any], with_key: bool, about: str = "", notes: Iterable[str] = ()) -> None:
+    """One stored item (a row from the items table): stem, options and, for teachers, key and explanation.
+
+    ``about`` (a line of markdown above the question) and ``notes`` (lines under it) are shown in small type.
+    The card's text is one block unless the question has a picture or a sound: a page of cards is drawn
+    sooner from fewer elements."""
+    block = Paragraphs()
+    if about:
+        block.add(small(about))
+    media = item.get("media")
+    if media:
+        block.flush()
+        stem(item["stem"], media)
+    else:
+        block.stem(item["stem"])
     options = item.get("options") or []
     several = item.get("item_type") == "multiple_response" or (item.get("evaluation") or {}).get("method") == \
         "multiple_response"
     if several and options:
-        st.caption("Choose all the right answers.")
+        block.add("Choose all the right answers.")
         right = set(right_options(item.get("answer_key") or item.get("correct_answer") or "", len(options)))
     else:
         right = {item.get("correct_index")}
-    # The options and the key as one block: a page of cards is drawn sooner from fewer elements.
     lines = [f"**{chr(65 + k)}.** {option}{' ✅' if with_key and k in right else ''}" for k, option in enumerate(options)]
     if with_key:
         lines.append(f"**Answer:** {item.get('answer_key') or item.get('correct_answer')}")
     if lines:
-        st.markdown(readable("\n\n".join(lines)))
+        block.add(readable("\n\n".join(lines)))
     if with_key and item.get("explanation"):
-        st.caption(item["explanation"])
+        block.add(f"**Explanation:** {item['explanation']}")
+    for note in notes:
+        block.add(small(note))
+    block.flush()
+
+
+def small(line: str) -> str:
+    """A line of markdown in small type, as a caption inside a block of text (brackets in it kept as text)."""
+    return ":small[" + re.sub(r"(?<!\\)([\[\]])", r"\\\1", line) + "]"
 
 
 def demo_ready(wb: Workbench) -> None:

@@ -232,7 +232,7 @@ def test_a_pipeline_question_gets_an_outcome_is_approved_on_the_review_page_and_
     at = open_page("pages/teacher_review.py")
     at.selectbox(key="rv_source").select("pipeline").run()
     when = filed["params"]["accepted_at"][:16].replace("T", " ")          # "2026-11-25 17:01"
-    assert any(f"Written by the question pipeline; accepted {when} UTC" in c.value for c in at.caption)
+    assert any(f"Written by the question pipeline; accepted {when} UTC" in m.value for m in at.markdown)
     at.button(key=f"rv_approve_{bare}").click().run()            # no outcome yet: refused, saying what to do
     assert any(f"Item {bare} cannot be approved: it has no course outcome" in e.value for e in at.error)
     assert repo.get_item(store(), bare)["status"] == "draft"

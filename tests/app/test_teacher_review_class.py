@@ -197,6 +197,9 @@ def test_edit_then_approve_refuses_a_duplicate_option_and_keeps_an_edit(env):
 def test_bulk_approve_and_bulk_reject_need_a_reason(env):
     a, b, c = env["ids"][MC_SKILL][3:6]
     at = open_page("pages/teacher_review.py")
+    assert not any(m.key == "rv_bulk_items" for m in at.multiselect)   # drawn only once asked for
+    at.session_state["rv_bulk_open"] = True      # the expander "Approve or reject several at once", opened
+    at.run()
     at.multiselect(key="rv_bulk_items").select(a).select(b)
     at.button(key="rv_bulk_approve").click().run()
     assert not at.exception
