@@ -9,9 +9,7 @@ from core.exams.diagrams import fill_diagrams
 from core.school import classes
 from core.school.classes import ClassError
 from core.exams.papers import PaperError
-from core.marking import right_options
 from ui import assignment_admin, flash, shared
-from ui.blocks import Paragraphs
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -29,34 +27,6 @@ def to_utc(local: dt.datetime) -> dt.datetime:
 
 def to_local(utc: dt.datetime) -> dt.datetime:
     return utc.replace(tzinfo=dt.timezone.utc).astimezone().replace(tzinfo=None)
-
-
-def card(heading: str, q: dict, with_keys: bool) -> None:
-    """A question of the paper as ui.shared.item_card draws it, under its number, its paragraphs in one block
-    (some 40 questions of four or five paragraphs each drew slowly as one element per paragraph)."""
-    if q.get("media"):
-        st.markdown(heading)
-        shared.item_card(q, with_keys)
-        return
-    text = Paragraphs()
-    text.add(heading)
-    text.stem(q["stem"])
-    options = q.get("options") or []
-    several = q.get("item_type") == "multiple_response" or (q.get("evaluation") or {}).get("method") == \
-        "multiple_response"
-    if several and options:
-        text.flush()
-        st.caption("Choose all the right answers.")
-        right = set(right_options(q.get("answer_key") or q.get("correct_answer") or "", len(options)))
-    else:
-        right = {q.get("correct_index")}
-    for k, option in enumerate(options):
-        text.add(f"**{chr(65 + k)}.** {option}{' ✅' if with_keys and k in right else ''}")
-    if with_keys:
-        text.add(f"**Answer:** {q.get('answer_key') or q.get('correct_answer')}")
-    text.flush()
-    if with_keys and q.get("explanation"):
-        st.caption(q["explanation"])
 
 
 # ---------------------------------------------------------------- build
@@ -153,12 +123,11 @@ for k, section in enumerate(paper["sections"]):
     with box:
         for q in section["questions"]:
             with st.container(border=True):
-                card(f"**{q.get('label') or q['number']}.** *({q['marks']} mark{'s' if q['marks'] != 1 else ''})*",
-                     q, with_keys)
+                shared.item_card(q, with_keys, heading=f"**{q.get('label') or q['number']}.** "
+                                 f"*({q['marks']} mark{'s' if q['marks'] != 1 else ''})*",
+                                 about=f"{q['blueprint_id'] or q['source']} · {q['difficulty_level']} · "
+                                       f"outcome {q['outcome_id']}" if with_keys else "")
                 shared.figure(q)
-                if with_keys:
-                    st.caption(f"{q['blueprint_id'] or q['source']} · {q['difficulty_level']} · "
-                               f"outcome {q['outcome_id']}")
 
 # ---------------------------------------------------------------- assign
 st.header("Assign to a class")

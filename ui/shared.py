@@ -379,13 +379,16 @@ def figure(question: dict[str, Any]) -> None:
         st.html(diagram_svg(question["diagram"]))
 
 
-def item_card(item: dict[str, Any], with_key: bool, about: str = "", notes: Iterable[str] = ()) -> None:
+def item_card(item: dict[str, Any], with_key: bool, about: str = "", notes: Iterable[str] = (),
+              heading: str = "") -> None:
     """One stored item (a row from the items table): stem, options and, for teachers, key and explanation.
 
-    ``about`` (a line of markdown above the question) and ``notes`` (lines under it) are shown in small type.
-    The card's text is one block unless the question has a picture or a sound: a page of cards is drawn
-    sooner from fewer elements."""
+    ``heading`` (a paper's "**Question 3** · 2 marks") comes first; ``about`` (a line of markdown above the
+    question) and ``notes`` (lines under it) are shown in small type. The card's text is one block unless the
+    question has a picture or a sound: a page of cards (a paper of forty questions) is drawn sooner from fewer
+    elements."""
     block = Paragraphs()
+    block.add(heading)
     if about:
         block.add(small(about))
     media = item.get("media")
