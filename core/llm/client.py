@@ -13,7 +13,6 @@ import threading
 import time
 from typing import Any, Iterator, Optional, TypeVar
 
-import openai
 import pydantic
 from pydantic import BaseModel
 
@@ -40,6 +39,7 @@ def prompt_hash(messages: list[dict]) -> str:
 
 def _retryable(exc: Exception) -> Optional[str]:
     """The reason to retry this failure, or None if retrying cannot help."""
+    import openai
     if isinstance(exc, openai.APITimeoutError):
         return "the model server timed out"
     if isinstance(exc, openai.APIConnectionError):
@@ -51,7 +51,7 @@ def _retryable(exc: Exception) -> Optional[str]:
     return None
 
 
-def _api_message(exc: openai.APIError) -> str:
+def _api_message(exc: Any) -> str:   # an openai.APIError
     """The server's own error message when it sent one, else the client's."""
     body = exc.body
     if isinstance(body, dict):
@@ -76,6 +76,7 @@ class LLMClient:
         self._lock = threading.Lock()
         self._batch_depth = 0
         self._pending: list[dict] = []
+        import openai   # here, not at the top: a process that never talks to a model skips its second of loading
         self._client = openai.OpenAI(api_key=settings.api_key, base_url=settings.base_url,
                                      timeout=settings.timeout_s, max_retries=0)
 
@@ -144,6 +145,7 @@ class LLMClient:
     def structured(self, role: str, messages: list[dict], response_model: type[M],
                    stage: Optional[str] = None) -> M:
         """The model's answer parsed as ``response_model``; LLMError says why when there is none."""
+        import openai
         model = self.settings.model_for(role)
         digest = prompt_hash(messages)
         attempts = self.settings.max_retries + 1

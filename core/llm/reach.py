@@ -12,7 +12,6 @@ import threading
 import time
 from typing import Optional
 
-import openai
 
 from core.llm.settings import LLMSettings, LLMStatus, settings_fingerprint
 
@@ -53,6 +52,7 @@ def probe(settings: LLMSettings, timeout_s: float = CHECK_TIMEOUT_S) -> Optional
     A server without a model list (HTTP 404, 405 or 501) still answered; a
     refused key (HTTP 401 or 403) did not let us in.
     """
+    import openai   # here, not at the top: loading it takes a second that only a check with a server needs
     client = openai.OpenAI(api_key=settings.api_key, base_url=settings.base_url, timeout=timeout_s, max_retries=0)
     try:
         client.models.list()
