@@ -11,7 +11,7 @@ from core.flows.base import FlowError
 from ui import countdown, exam_answers, flash, shared
 from ui.answer import (SAVED_AS_TYPED, answer_box, answer_label, fill_ticks, read_as_text, show_reading, tick_boxes,
                        tick_key, ticked)
-from ui.blocks import Paragraphs
+from ui.blocks import Paragraphs, readable
 from ui import steps as stepped
 
 who = shared.require("student")
@@ -405,14 +405,18 @@ def show_results(view: dict) -> None:
     cols[0].metric("Marks", f"{res['marks_awarded']:g} / {res['total_marks']:g}")
     cols[1].metric("Percent", f"{res['percent']:g}%")
     cols[2].metric("Grade", res["grade"])
-    st.dataframe([{"Section": s["section"], "Marks": f"{s['marks_awarded']:g} / {s['marks']:g}",
-                   "Percent": f"{s['percent']:g}%"} for s in res["sections"]], hide_index=True)
+    # Plain tables (markdown): a results page with two data grids took the browser a third of a second more.
+    st.markdown(shared.markdown_table(
+        ["Section", "Marks", "Percent"],
+        [[s["section"], f"{s['marks_awarded']:g} / {s['marks']:g}", f"{s['percent']:g}%"] for s in res["sections"]]))
 
     st.subheader("Question by question")
     per_question = sorted(res["questions"].values(), key=lambda q: q["number"])
-    st.dataframe([{"Question": question_label(q), "Your answer": str(q["answer"] or "—"),
-                   "Correct answer": str(q["correct_answer"]), "Marks": f"{q['marks_awarded']:g} / {q['marks']:g}",
-                   "Right": "✅" if q["correct"] else "❌"} for q in per_question], hide_index=True)
+    st.markdown(shared.markdown_table(
+        ["Question", "Your answer", "Correct answer", "Marks", "Right"],
+        [[question_label(q), plain(q["answer"]) if str(q["answer"] or "").strip() else "—",
+          readable(str(q["correct_answer"])), f"{q['marks_awarded']:g} / {q['marks']:g}",
+          "✅ right" if q["correct"] else "❌ wrong"] for q in per_question]))
     question_details(view["session_id"], exam, per_question)
 
     st.subheader("What to work on")
