@@ -68,8 +68,8 @@ def default_blueprints_dir() -> Path:
 # alone, so they are kept by (file, text) and reused. Exercising levels, and each library's generators with their
 # samplers, are made afresh every time.
 _KEEP_AT_MOST = 4000
-_parsed: dict[tuple[str, str], LoadedBlueprint] = {}
-_compiled: dict[int, tuple[LoadedBlueprint, Any]] = {}   # id(loaded): (loaded, its CompiledSkill)
+_parsed: dict[tuple[str, str], LoadedBlueprint] = {}   # (file, text): the file parsed
+_compiled: dict[tuple[str, str], Any] = {}             # (file, text): its CompiledSkill
 
 
 def _parse(path: Union[str, Path]) -> LoadedBlueprint:
@@ -80,19 +80,19 @@ def _parse(path: Union[str, Path]) -> LoadedBlueprint:
         loaded = parse_text(text, str(path))     # a file that cannot be parsed raises, and is not kept
         if len(_parsed) >= _KEEP_AT_MOST:
             _parsed.clear()
+            _compiled.clear()
         _parsed[key] = loaded
     return loaded
 
 
 def _compile(loaded: LoadedBlueprint) -> Any:
-    kept = _compiled.get(id(loaded))
-    if kept is not None and kept[0] is loaded:
-        return kept[1]
+    key = (loaded.file, loaded.text)
+    kept = _parsed.get(key) is loaded       # only a skill read from a file by _parse is kept
+    if kept and key in _compiled:
+        return _compiled[key]
     compiled = compile_skill(loaded.model, loaded)   # refused (or out of time): raises, and is not kept
-    if _parsed.get((loaded.file, loaded.text)) is loaded:   # only what came from a file is kept
-        if len(_compiled) >= _KEEP_AT_MOST:
-            _compiled.clear()
-        _compiled[id(loaded)] = (loaded, compiled)
+    if kept:
+        _compiled[key] = compiled
     return compiled
 
 

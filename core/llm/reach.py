@@ -12,7 +12,6 @@ import threading
 import time
 from typing import Optional
 
-
 from core.llm.settings import LLMSettings, LLMStatus, settings_fingerprint
 
 CHECK_TIMEOUT_S = 3.0
