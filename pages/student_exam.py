@@ -1,6 +1,7 @@
 """Mock exams: the class's assigned papers or one the student chooses; answers saved as typed; results after."""
 from __future__ import annotations
 
+import secrets
 
 import streamlit as st
 
@@ -8,7 +9,7 @@ from core.exams import gradebook, structure
 from core.exams.typeset import minutes_text
 from core.school import assignments, courses, sittings
 from core.flows.base import FlowError
-from ui import countdown, exam_answers, flash, shared
+from ui import activity, countdown, exam_answers, flash, shared
 from ui.answer import (SAVED_AS_TYPED, answer_box, answer_label, fill_ticks, read_as_text, show_reading, tick_boxes,
                        tick_key, ticked)
 from ui.blocks import Paragraphs, readable
@@ -22,6 +23,7 @@ student = who["user"]
 SID = "exam_sid"            # the exam (or assigned evaluation) on screen
 CONFIRM = "exam_confirm"    # the submit button was pressed once: ask before handing in
 _DRAWN = "exam_drawn"       # the whole page was just drawn (the hand-in part can use its view)
+OWN_SEED = "exam_own_seed"  # the seed of the next mock exam of the student's own (its paper drawn ahead)
 FLASH = "exam_flash"        # a message from a callback, shown on the next run
 PRACTICE_PAGE = "pages/student_practice.py"
 
@@ -36,7 +38,16 @@ def start(kind: str, config: dict) -> None:
     except FlowError as exc:
         flash.later(FLASH, str(exc), "error")
         return
+    st.session_state.pop(OWN_SEED, None)   # the next mock exam of one's own is a fresh paper
     open_exam(sid)
+
+
+def draw_ahead(kind: str, config: dict) -> None:
+    """While the student reads the page, the paper a Start would give is drawn in the background: the click then
+    finds its questions made (a paper of forty is a tenth of a second or more of work)."""
+    if kind == "exam" and config.get("seed"):
+        key = "|".join(f"{k}={config[k]}" for k in sorted(config))
+        activity.when_quiet(f"paper|{student}|{key}", runner.prepare, kind, student, config, idle_s=0.25)
 
 
 def open_exam(sid: str) -> None:
@@ -120,8 +131,9 @@ def show_choice() -> None:
                 st.button(label, key=f"see_{a['id']}", on_click=open_exam, args=(taken["id"],))
             if a["start_problem"] is None:
                 label = "Start" if not taken else f"Start attempt {a['attempts_used'] + 1} of {allowed}"
-                st.button(label, key=f"go_{a['id']}", type="primary", on_click=start,
-                          args=sittings.assignment_start(a))
+                kind, config = sittings.assignment_start(a)
+                st.button(label, key=f"go_{a['id']}", type="primary", on_click=start, args=(kind, config))
+                draw_ahead(kind, config)
             elif not taken:
                 st.caption(a["start_problem"])
 
@@ -139,7 +151,10 @@ def show_choice() -> None:
     level = cols[1].selectbox("Level", levels, key=level_key)
     st.caption("A full paper in the course's exam format, with the exam's time allowed. "
                "Answers are saved as you go; you see your marks when you hand it in.")
-    st.button("Start mock exam", type="primary", on_click=start, args=sittings.exam_start(subject, level))
+    seed = st.session_state.setdefault(OWN_SEED, secrets.token_hex(8))
+    kind, config = sittings.exam_start(subject, level, seed=seed)
+    st.button("Start mock exam", type="primary", on_click=start, args=(kind, config))
+    draw_ahead(kind, config)
 
     past = sittings.past_exams(wb.store, student)
     if past:
@@ -261,6 +276,8 @@ def show_sitting(view: dict) -> None:
     watch_clock(sid, tuple(q["id"] for q in screen["questions"]))   # after the boxes: they have caught up
     st.divider()
     st.session_state[_DRAWN] = sid   # this run's view is fresh: the part below need not ask again
+    # Handing in checks the answer key of every question answered wrong: checked now, while the paper is sat.
+    activity.when_quiet(f"keys|{sid}", runner.prepare_marking, sid)
     hand_in(sid, [q for s in exam["sections"] for q in s["questions"]], view)
 
 

@@ -1,12 +1,17 @@
-"""When the app last ran a page for anyone: background reading waits for a pause, so it never slows a click.
+"""When the app last ran a page for anyone: background work waits for a pause, so it never slows a click.
 
 ``app.py`` marks the start and the end of every script run; a thread that reads
-ahead (Analytics) calls ``wait_for_quiet`` before each piece of work.
+ahead (Analytics) calls ``wait_for_quiet`` before each piece of work, and
+``when_quiet`` runs one piece of work ahead of a likely click.
 """
 from __future__ import annotations
 
+import collections
+import logging
+import queue
 import threading
 import time
+from typing import Any, Callable, Optional
 
 _state = {"last": 0.0, "running": 0}
 _lock = threading.Lock()
@@ -41,3 +46,55 @@ def wait_for_quiet(seconds: float, give_up_at: float) -> bool:
             return False
         time.sleep(0.1)
     return True
+
+
+# ---------------------------------------------------------------- work done ahead of a likely click
+
+AHEAD_GIVE_UP_S = 120   # work not started by then is dropped: the click it was for does it itself
+AHEAD_KEPT = 2000       # names remembered as done (or waiting), so the same work is not queued twice
+_ahead: "queue.Queue[tuple[str, float, float, Callable[..., Any], tuple]]" = queue.Queue()
+_ahead_names: "collections.OrderedDict[str, None]" = collections.OrderedDict()
+_ahead_worker: dict[str, Optional[threading.Thread]] = {"thread": None}
+
+log = logging.getLogger(__name__)
+
+
+def when_quiet(name: str, fn: Callable[..., Any], *args: Any, idle_s: float = 0.75) -> None:
+    """Run ``fn(*args)`` once, in the background, as soon as no page has run for ``idle_s`` seconds: work a click
+    that is likely to come would otherwise do itself (a mock exam's paper drawn while the student is choosing).
+
+    One piece at a time, in the order asked; a ``name`` asked for again while remembered is not run again. A
+    failure is logged, not shown: the click does the work itself, and shows any error then."""
+    with _lock:
+        if name in _ahead_names:
+            return
+        _ahead_names[name] = None
+        while len(_ahead_names) > AHEAD_KEPT:
+            _ahead_names.popitem(last=False)
+        _ahead.put((name, idle_s, time.monotonic() + AHEAD_GIVE_UP_S, fn, args))
+        thread = _ahead_worker["thread"]
+        if thread is None or not thread.is_alive():
+            # Not a daemon: the interpreter waits for the piece under way at exit instead of stopping it inside
+            # the database engine.
+            thread = threading.Thread(target=_work_ahead, name="work ahead", daemon=False)
+            _ahead_worker["thread"] = thread
+            thread.start()
+
+
+def _work_ahead() -> None:
+    main = threading.main_thread()
+    while main.is_alive():
+        try:
+            name, idle_s, give_up, fn, args = _ahead.get(timeout=1.0)
+        except queue.Empty:
+            with _lock:
+                if _ahead.empty():
+                    _ahead_worker["thread"] = None
+                    return
+            continue
+        if not wait_for_quiet(idle_s, give_up) or not main.is_alive():
+            continue
+        try:
+            fn(*args)
+        except Exception as exc:   # noqa: BLE001 - the click this was for does the work again and shows its error
+            log.warning("Working ahead on %s failed (%s); it is done when asked for", name, exc)

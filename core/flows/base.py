@@ -21,6 +21,7 @@ from typing import Any, Callable, Optional
 from core.blueprints.library import Library
 from core.items.generator import Item
 from core.items.sources import QuestionSource, stem_key
+from core.marking import item_key_problem
 from core.store import Store, outcome_ability, repo, sessions
 from core.store import responses as responses_store
 from core.store.sessions import SequenceConflict
@@ -90,6 +91,14 @@ class Flow:
         """A step the clock forces (a time limit passing); None when nothing is due."""
         return None
 
+    def prepare(self, state: dict) -> None:
+        """Do ahead, storing nothing, the slow part of starting a session in ``state`` (a new session's state), so
+        that the start which follows finds it done. Nothing to do by default."""
+
+    def to_mark(self, state: dict) -> list[str]:
+        """The questions that handing in will mark (their answer keys can be checked ahead); none by default."""
+        return []
+
     # helpers -----------------------------------------------------------
     def item(self, item_id: str) -> Item:
         item = repo.load_item(self.ctx.store, item_id)
@@ -158,6 +167,26 @@ class Runner:
             sessions.delete_empty_session(self.ctx.store, sid)
             raise
         return sid
+
+    def prepare(self, kind: str, student: str, config: dict) -> None:
+        """Do ahead what a ``start(kind, student, config)`` would do first (a mock exam's paper drawn), storing
+        nothing: the start itself then takes a fraction of the time. A refusal is left for the start to say."""
+        flow = self.flow(kind)
+        try:
+            flow.prepare(flow.new_state({"id": "", "student": student, "config": config}))
+        except FlowError:
+            pass   # the start says it, when the student asks for it
+
+    def prepare_marking(self, session_id: str) -> int:
+        """Check ahead the answer keys of the questions a session will mark when handed in (marking checks the key
+        of every question answered wrong), so handing in does not wait for it. Returns how many were checked."""
+        with self._lock(session_id):
+            loaded = self._tick(session_id)
+            ids = self.flow(loaded.session["kind"]).to_mark(loaded.state)
+        items = repo.load_items(self.ctx.store, ids)
+        for item in items.values():
+            item_key_problem(item)   # kept when accepted; a refusal is found again, and said, at marking
+        return len(items)
 
     def load(self, session_id: str) -> Loaded:
         cached = self._cache.get(session_id)

@@ -136,6 +136,17 @@ class ExamFlow(Flow):
                 return sitting.stamp_marking(self._mark(state, expired=True), "marked", True, deadline)
         return None
 
+    def prepare(self, state: dict) -> None:
+        """The paper drawn ahead (its items are kept by the generators), when its seed is known before the start:
+        an assigned paper's, or one the page chose; a paper seeded by its new session's id cannot be."""
+        if state["seed"]:
+            self.assemble(state)
+
+    def to_mark(self, state: dict) -> list[str]:
+        if state["stage"] != "sitting" or not state["package"]:
+            return []
+        return [q["id"] for s in state["package"]["sections"] for q in s["questions"]]
+
     # ------------------------------------------------------------------
     def cmd_start(self, state: dict) -> Step:
         if state["stage"] != "new":

@@ -11,13 +11,16 @@ a ``GenerationTimeout`` rather than holding a worker for minutes.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
+import copy
 import dataclasses
 import hashlib
 import json
 import math
 import random
 import re
+import threading
 import unicodedata
 from fractions import Fraction
 from typing import Any, Iterator, Optional
@@ -32,6 +35,11 @@ from core.marking import MarkingSpec, MarkingSpecError, options_in_words, right_
 MAX_PARAM_DRAWS = 60
 UNIQUE_TRIES = 60
 ITEM_BUDGET_S = 10.0     # all the formula evaluations of one item, one variants count or one key
+# Items made lately, by (compiled blueprint, level, seed): an item is a pure function of the three, so work done
+# ahead (a paper drawn while the student is still choosing) is not done again when the same item is asked for.
+MADE_KEPT = 2048
+_made: "collections.OrderedDict[tuple[str, str, str], Item]" = collections.OrderedDict()
+_made_lock = threading.Lock()
 
 
 @dataclasses.dataclass
@@ -455,9 +463,27 @@ class SkillGenerator:
         )
 
     def generate(self, level: str, seed: Any, params: Optional[dict] = None) -> Item:
-        """One item. With ``params`` the draw is skipped (to reproduce a stored item)."""
+        """One item. With ``params`` the draw is skipped (to reproduce a stored item).
+
+        Each call gets an item of its own: one made lately for the same level and seed is copied, not made again.
+        """
+        if params is not None:
+            with self._budget(level):
+                return self._generate(level, seed, params)
+        key = (self.cs.hash, level, str(seed))
+        with _made_lock:
+            kept = _made.get(key)
+            if kept is not None:
+                _made.move_to_end(key)
+        if kept is not None:
+            return copy.deepcopy(kept)
         with self._budget(level):
-            return self._generate(level, seed, params)
+            item = self._generate(level, seed, None)
+        with _made_lock:
+            _made[key] = copy.deepcopy(item)
+            while len(_made) > MADE_KEPT:
+                _made.popitem(last=False)
+        return item
 
     def _generate(self, level: str, seed: Any, params: Optional[dict]) -> Item:
         sampler = self.sampler(level)

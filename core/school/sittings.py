@@ -48,8 +48,10 @@ def exit_ticket_config(practice_view: dict) -> dict:
                         "answered": stats.get("total", 0), "correct": stats.get("correct", 0)}}
 
 
-def exam_start(subject: str, level: str, exam_format: Optional[str] = None) -> tuple[str, dict]:
-    """(kind, config) for a mock exam the student chose; the seed defaults to the session id (a fresh paper).
+def exam_start(subject: str, level: str, exam_format: Optional[str] = None,
+               seed: Optional[str] = None) -> tuple[str, dict]:
+    """(kind, config) for a mock exam the student chose; without ``seed`` the seed is the new session's id (a fresh
+    paper). A page that chooses a fresh seed itself can have the paper drawn ahead (``Runner.prepare``).
 
     ``exam_format`` names another shape of paper from the course spec's ``formats`` (the National 5
     "short" mock); None or "full" is the full paper.
@@ -58,6 +60,8 @@ def exam_start(subject: str, level: str, exam_format: Optional[str] = None) -> t
     name = (exam_format or "").strip()
     if name and name != "full":
         config["format"] = name
+    if seed:
+        config["seed"] = seed
     return "exam", config
 
 

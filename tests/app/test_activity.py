@@ -34,3 +34,45 @@ def test_a_waiting_reader_goes_on_once_the_runs_stop_and_gives_up_at_its_deadlin
 def test_a_run_that_never_ended_stops_holding_after_a_minute(monkeypatch):
     monkeypatch.setattr(activity, "_state", {"last": time.monotonic() - activity.STUCK_S - 1, "running": 1})
     assert activity.quiet_for(0.75)
+
+
+def wait_until(check, seconds: float = 10.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if check():
+            return True
+        time.sleep(0.02)
+    return check()
+
+
+def test_work_ahead_runs_once_per_name_after_a_pause_and_a_failure_is_logged(monkeypatch, caplog):
+    monkeypatch.setattr(activity, "_state", {"last": 0.0, "running": 0})
+    monkeypatch.setattr(activity, "_ahead_names", activity.collections.OrderedDict())
+    done: list[str] = []
+    activity.run_started()                     # a page is running: nothing starts yet
+    activity.when_quiet("paper|amy", done.append, "paper", idle_s=0.05)
+    activity.when_quiet("paper|amy", done.append, "again", idle_s=0.05)   # the same work, asked twice
+    time.sleep(0.3)
+    assert done == []
+    activity.run_ended()
+    assert wait_until(lambda: done == ["paper"])
+
+    def broken() -> None:
+        raise RuntimeError("the database is busy")
+    with caplog.at_level("WARNING", logger=activity.__name__):
+        activity.when_quiet("keys|s1", broken, idle_s=0.0)
+        activity.when_quiet("keys|s2", done.append, "after", idle_s=0.0)   # a failure stops nothing after it
+        assert wait_until(lambda: done == ["paper", "after"])
+    assert "keys|s1" in caplog.text and "the database is busy" in caplog.text
+
+
+def test_work_ahead_not_started_by_its_deadline_is_dropped(monkeypatch):
+    monkeypatch.setattr(activity, "_state", {"last": time.monotonic(), "running": 1})
+    monkeypatch.setattr(activity, "_ahead_names", activity.collections.OrderedDict())
+    monkeypatch.setattr(activity, "AHEAD_GIVE_UP_S", 0.2)
+    done: list[str] = []
+    activity.when_quiet("late", done.append, "late", idle_s=0.0)
+    time.sleep(0.5)
+    activity.run_ended()
+    activity.when_quiet("next", done.append, "next", idle_s=0.0)
+    assert wait_until(lambda: done == ["next"])

@@ -320,3 +320,37 @@ def test_a_teacher_assigns_with_release_attempts_and_extra_time(student):
         (2, "manual", {student["user"]: 25.0}, "teacher")
     assert title in at.dataframe[-1].value["title"].tolist()
     assert at.button(key=f"asg_release_{a['id']}") and not at.button(key=f"asg_release_{a['id']}").disabled
+
+
+def wait_for(check, seconds: float = 60.0) -> bool:
+    import time
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not check():
+        time.sleep(0.05)
+    return check()
+
+
+def test_the_paper_is_drawn_while_the_student_chooses_and_its_keys_checked_while_it_is_sat(student, monkeypatch):
+    from core.flows.base import Runner
+    from core.items import generator
+    prepared, checked = [], []
+    real_prepare, real_marking = Runner.prepare, Runner.prepare_marking
+    monkeypatch.setattr(Runner, "prepare", lambda self, kind, who, config: (
+        real_prepare(self, kind, who, config), prepared.append((who, config))))
+    monkeypatch.setattr(Runner, "prepare_marking", lambda self, sid: checked.append((sid, real_marking(self, sid))))
+    generator._made.clear()
+    at = open_app(student, "pages/student_exam.py")
+    seed = at.session_state["exam_own_seed"]
+    assert wait_for(lambda: (student["user"], {"subject": "Mathematics", "level": "Nat 5", "seed": seed}) in prepared)
+    made = len(generator._made)
+    click(at, "Start mock exam")
+    sid = at.session_state["exam_sid"]
+    assert runner().state(sid)["seed"] == seed
+    assert len(generator._made) == made          # every question of the paper was made while choosing
+    assert "exam_own_seed" not in at.session_state   # the next one is a fresh paper
+    n = sum(len(s["questions"]) for s in runner().view(sid)["exam"]["sections"])
+    assert wait_for(lambda: (sid, n) in checked)      # every question's key, while the paper is sat
+    hand_in(at)
+    assert at.title[0].value.endswith("your results")
+    click(at, "Back to my exams")
+    assert at.session_state["exam_own_seed"] != seed

@@ -262,3 +262,48 @@ def test_a_skill_asked_often_is_split_into_questions_of_at_most_three_parts(runn
         skill = repo.load_item(runner.ctx.store, q["id"]).blueprint_id
         per_skill[(q["section"], skill)] = per_skill.get((q["section"], skill), 0) + 1
     assert max(per_skill.values()) > 3, "the paper should repeat some skill more than three times for this check"
+
+
+def test_a_paper_drawn_ahead_is_the_paper_the_start_gives_and_stores_nothing(runner, library, clock, tmp_path):
+    from core.items import generator
+    generator._made.clear()   # well below what it keeps, so a question made at the start would add to it
+    config = {"subject": "Mathematics", "level": "Nat 5", "seed": "ahead"}
+    store = runner.ctx.store
+    counts = lambda: (store.query("SELECT count(*) FROM sessions")[0][0],   # noqa: E731
+                      store.query("SELECT count(*) FROM items")[0][0], store.query("SELECT count(*) FROM seen")[0][0])
+    before = counts()
+    runner.prepare("exam", "amy", config)
+    assert counts() == before   # no session, no item, nothing marked as seen
+    made = len(generator._made)
+    sid = runner.start("exam", "amy", config)
+    assert len(generator._made) == made   # every question was drawn ahead: none made again
+    ahead = [(q["label"], q["id"]) for q in questions(runner.view(sid))]
+    # The same paper as the same start in another database with nothing drawn ahead.
+    generator._made.clear()
+    other = Store(tmp_path / "other.duckdb")
+    try:
+        fresh = make_runner(other, library, clock=clock)
+        assert [(q["label"], q["id"]) for q in questions(fresh.view(fresh.start("exam", "amy", config)))] == ahead
+    finally:
+        other.close()
+    # Without a seed the paper is seeded by its new session's id: nothing can be drawn ahead.
+    made = len(generator._made)
+    runner.prepare("exam", "amy", {"subject": "Mathematics", "level": "Nat 5"})
+    assert len(generator._made) == made and counts()[0] == before[0] + 1
+    # A refusal is left for the start to say.
+    runner.prepare("exam", "amy", {"subject": "Alchemy", "level": "Nat 5", "seed": "x"})
+    with pytest.raises(FlowError, match="Alchemy"):
+        runner.start("exam", "amy", {"subject": "Alchemy", "level": "Nat 5", "seed": "x"})
+
+
+def test_answer_keys_checked_while_the_paper_is_sat_are_not_checked_again_at_hand_in(runner, monkeypatch):
+    from core.marking import keys
+    sid = runner.start("exam", "amy", {"subject": "Mathematics", "level": "Nat 5", "seed": "keys"})
+    keys._ACCEPTED.clear()
+    assert runner.prepare_marking(sid) == len(questions(runner.view(sid)))
+    checked = []
+    monkeypatch.setattr(keys, "key_problem", lambda spec: checked.append(spec) or None)
+    result = runner.command(sid, "submit")["results"]   # every answer blank, so every one is wrong
+    assert result["marks_awarded"] == 0 and not result["notes"]
+    assert checked == []   # every key was accepted ahead
+    assert runner.prepare_marking(sid) == 0   # handed in: nothing left to check

@@ -116,12 +116,32 @@ def test_every_level_of_every_blueprint(library):
 
 
 def test_same_inputs_give_the_identical_item(library):
+    from core.items import generator
     for sid, level in skill_levels(library):
         gen = library.generator(sid)
-        a, b = gen.generate(level, 12345), gen.generate(level, 12345)
+        a = gen.generate(level, 12345)
+        generator._made.clear()   # made again, not copied from the items kept
+        b = gen.generate(level, 12345)
         assert a == b
         assert gen.generate(level, 12345, params=a.generation_params) == a
         assert gen.generate(level, 54321) != a or gen.variants(level)["parameter_combinations"] < 3
+
+
+def test_an_item_asked_for_again_is_a_copy_of_the_one_made(library):
+    from core.items import generator
+    gen = library.generator("MATH.ARITH.ADD.2DIGIT")
+    first = gen.generate("hard", "again")
+    second = gen.generate("hard", "again")
+    assert second == first and second is not first
+    second.options.append("changed")       # what one caller does to its item, no other sees
+    second.marking_scheme["changed"] = True
+    second.status = "approved"
+    third = gen.generate("hard", "again")
+    assert third == first and "changed" not in third.options and "changed" not in third.marking_scheme
+    assert third.status == "draft"
+    generator._made.clear()
+    assert gen.generate("hard", "again") == first
+    assert gen.generate("hard", "other") != first
 
 
 def test_reproducible_across_processes(library):
