@@ -8,6 +8,7 @@ right answers, which the pages never show before marking).
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import re
 from pathlib import Path
@@ -694,6 +695,17 @@ def test_exam_previews_each_answer_and_names_the_unreadable_before_hand_in(stude
 # Progress
 
 
+def markdown_rows(at: AppTest, first: str) -> list[dict]:
+    """The rows of the plain (markdown) table whose first column is ``first``, as {column: text shown}."""
+    for block in at.markdown:
+        lines = block.value.splitlines()
+        if lines and lines[0].startswith(f"| {first} |"):
+            cells = [[re.sub(r"\\(.)", r"\1", c.strip()) for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+                     for line in lines]
+            return [dict(zip(cells[0], row)) for row in cells[2:]]
+    raise AssertionError(f"no table with the column {first!r}")
+
+
 def test_progress_shows_mastery_history_and_what_to_practise_next(student):
     at = open_app(student)
     sid = start_practice(at)
@@ -710,21 +722,27 @@ def test_progress_shows_mastery_history_and_what_to_practise_next(student):
     from core.school import progress
     rows = progress.student_mastery(_wb().store, _wb().library, student["user"])
     assert rows
-    table = at.dataframe[0].value
-    assert list(table["Skill"]) == [r["name"] for r in rows]
-    charts = [n for n in walk_nodes(at) if getattr(n, "type", None) == "plotly_chart"]
-    over_time = [c for c in charts if c.key == "mastery_over_time"]
-    by_skill = [c for c in charts if c.key != "mastery_over_time"]
-    assert len(by_skill) == 1 and all(r["name"] in by_skill[0].proto.spec for r in rows)
+    skills, recent = (markdown_rows(at, first) for first in ("Skill", "What"))
+    assert [row["Skill"] for row in skills] == [r["name"] for r in rows]
+    assert [row["Mastery"] for row in skills] == [f"{r['percent']}%" for r in rows]
+    by_skill = [n for n in walk_nodes(at) if getattr(n, "type", None) == "vega_lite_chart"]
+    assert len(by_skill) == 1
+    spec = json.loads(by_skill[0].proto.spec)
+    assert spec["encoding"]["y"]["field"] == "Skill" and spec["encoding"]["x"]["scale"]["domain"] == [0, 100]
+    import pyarrow as pa
+    bars = pa.ipc.open_stream(by_skill[0].proto.data.data).read_all().to_pylist()   # the data sent with it
+    assert [(v["Skill"], v["Mastery (%)"], v["Level"]) for v in bars] == [(r["name"], r["percent"], r["band"]) for r in rows]
+    over_time = [n for n in walk_nodes(at) if getattr(n, "type", None) == "plotly_chart"
+                 and n.key == "mastery_over_time"]
     shown = at.multiselect(key="pr_skills").value            # mastery over time, the weakest skills first
     assert len(over_time) == 1 and shown and all(name in over_time[0].proto.spec for name in shown)
     nxt = progress.next_to_practise(rows)
     assert nxt and nxt["name"] in texts(at, ("markdown",))
     weakest = min(rows, key=lambda r: r["score"])
     assert nxt["percent"] == weakest["percent"]
-    recent = at.dataframe[1].value
-    assert recent.iloc[0]["What"] == "Rapid-fire practice" and recent.iloc[0]["Status"] == "In progress"
-    assert recent.iloc[0]["Score"] == "2 / 3 right" or "/" in recent.iloc[0]["Score"]
+    assert recent[0]["What"] == "Rapid-fire practice" and recent[0]["Status"] == "In progress"
+    score, out_of = _wb().store.query("SELECT sum(score), sum(max_score) FROM responses WHERE session_id = ?", [sid])[0]
+    assert recent[0]["Score"] == f"{score:g} / {out_of:g} ({round(100 * score / out_of)}%)" and 0 < score < out_of
     click(at, "Practise it now")
     assert at.title[0].value == "Practice"
     at.switch_page("pages/student_practice.py")   # AppTest would rerun the page it last switched to, not this one
