@@ -2,17 +2,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.cli.test_cli import run
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    out = subprocess.run([sys.executable, "-m", "core", *args], capture_output=True, text=True, cwd=ROOT,
-                         timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = run(*args)
     assert out.returncode == 0, out.stderr
     return out
 

@@ -1,14 +1,22 @@
-"""The command line, run as a user runs it: `python -m core ...` in a subprocess.
+"""The command line: `python -m core ...` as a user runs it.
+
+`run` calls the same `core.cli.main` that `python -m core` and the installed `workbench` call, in the test
+process (stdout, stderr, exit code and working folder as a real process has them; loading the blueprint
+library once per test process instead of once per command); `run_process` runs a real `python -m core`
+process, for the tests whose point is the process itself.
 
 tests/cli/conftest.py points $WORKBENCH_DB into each test's tmp_path, so a command
 run without --db never touches the project's own database.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -21,10 +29,89 @@ DEFAULT_DB = ["init", "snapshot", "exam", "session", "simulate", "paper", "llm-s
               "demo"]
 
 
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def run_process(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """`python -m core ARGS` in a process of its own."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "core", *args], capture_output=True, text=True, cwd=cwd,
                           timeout=300, env=env)
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """`python -m core ARGS` in this process: what `run_process` returns, from `core.cli.main(ARGS)`.
+
+    As the process would: `cwd` is the working folder, stdin is empty, sys.argv is `python -m core`'s (the
+    help's "usage: python -m core"), warnings are shown once per place on stderr, and the exit code is the
+    one `raise SystemExit(main())` gives. An exception escaping main() is a bug and is raised here, as the
+    real command would end with its traceback. Every database the command opened must be closed by the
+    time it returns (in a process of its own, exit would let go of it and hide the leak).
+    """
+    from core.cli import main
+    argv = [sys.executable, "-m", "core", *args]
+    out, err = io.StringIO(), io.StringIO()
+    saved = os.getcwd(), sys.argv, sys.stdin
+    os.chdir(cwd)
+    sys.argv, sys.stdin = [str(ROOT / "core" / "__main__.py"), *args], io.StringIO()
+    try:
+        with _stores_opened() as stores, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                _warnings_on_stderr():
+            try:
+                code = main(list(args))
+            except SystemExit as exc:
+                code = exc.code
+            if code is None:
+                code = 0
+            elif not isinstance(code, int):
+                print(code, file=sys.stderr)
+                code = 1
+    finally:
+        os.chdir(saved[0])
+        sys.argv, sys.stdin = saved[1], saved[2]
+    left_open = [s for s in stores if _is_open(s)]
+    for store in left_open:
+        store.close()
+    assert not left_open, f"{' '.join(args)} left {', '.join(s.label for s in left_open)} open"
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def _stores_opened():
+    """Every Store (DuckDB or PostgreSQL) made inside the block, in a list."""
+    from core.store.db import Store
+    made: list = []
+    original = Store.__dict__["__new__"]
+
+    def new(cls, *args, **kwargs):
+        store = original.__func__(cls, *args, **kwargs)
+        made.append(store)
+        return store
+
+    Store.__new__ = new
+    try:
+        yield made
+    finally:
+        Store.__new__ = original
+
+
+def _is_open(store) -> bool:
+    if store.backend == "postgresql":
+        pool = getattr(store, "_pool", None)
+        return pool is not None and not pool.closed
+    return getattr(store, "_conn", None) is not None
+
+
+@contextlib.contextmanager
+def _warnings_on_stderr():
+    """Warnings as a fresh interpreter shows them: each once per place, on stderr (deprecations hidden)."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+            warnings.simplefilter("ignore", category)
+        warnings.showwarning = show
+        yield
 
 
 def test_help_lists_every_command():
@@ -63,7 +150,8 @@ def test_validate_bad_file_exits_1_with_precise_errors(tmp_path: Path):
 
 
 def test_validate_missing_path_is_one_line_on_stderr():
-    out = run("validate", "no/such/folder")
+    # A real process: `python -m core` itself ends with the exit code and only the one line on stderr.
+    out = run_process("validate", "no/such/folder")
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "no such file" in out.stderr
 
 

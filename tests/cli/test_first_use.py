@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import ROOT, run
+from tests.cli.test_cli import ROOT, run, run_process
 
 
 def workbench_script() -> str:
@@ -49,14 +49,17 @@ def test_exam_uses_the_default_database_leaves_no_temp_files_and_can_be_continue
     private_tmp = tmp_path / "tmp"
     private_tmp.mkdir()
     monkeypatch.setenv("TMPDIR", str(private_tmp))
-    out = run("exam", "--subject", "Mathematics", "--level", "Nat 5", "--seed", "2", "--json")
+    # Real processes: TMPDIR is read by each library as a process starts (Python's tempfile keeps the first
+    # answer for the life of the process), so only a process of its own is sure to put its temp files there.
+    out = run_process("exam", "--subject", "Mathematics", "--level", "Nat 5", "--seed", "2", "--json")
     assert out.returncode == 0, out.stderr
     exam = json.loads(out.stdout)
     sid, first = exam["session_id"], exam["sections"][0]["questions"][0]
-    saved = run("session", "do", sid, "save", "--arg", f"item_id={first['id']}", "--arg", "answer=7 cm", "--json")
+    saved = run_process("session", "do", sid, "save", "--arg", f"item_id={first['id']}", "--arg", "answer=7 cm",
+                        "--json")
     assert saved.returncode == 0, saved.stderr
     assert json.loads(saved.stdout)["stage"] == "sitting"
-    submitted = run("session", "do", sid, "submit", "--json")
+    submitted = run_process("session", "do", sid, "submit", "--json")
     assert submitted.returncode == 0, submitted.stderr
     results = json.loads(submitted.stdout)["results"]["questions"]
     assert results[first["id"]]["answer"] == "7 cm" and len(results) == exam["question_count"]
@@ -149,7 +152,8 @@ def test_a_busy_database_without_a_snapshot_says_there_is_none(tmp_path: Path):
     proc = hold(db, snapshot=False)
     try:
         assert proc.stdout.readline().strip() == "ready"
-        out = run("llm-status", "--db", str(db))
+        # Two real processes, as a teacher meets it: the command's process ends with exit 2 and the one line.
+        out = run_process("llm-status", "--db", str(db))
         assert out.returncode == 2 and out.stderr.count("\n") == 1
         assert f"process {proc.pid}" in out.stderr and "no snapshot of it has been published yet" in out.stderr
         assert f"workbench snapshot --db {db}" in out.stderr

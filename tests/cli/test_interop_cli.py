@@ -1,14 +1,13 @@
-"""`export` and `import` as an analyst or a cron job runs them: real processes, a real database file."""
+"""`export` and `import` as an analyst or a cron job runs them, on a real database file (the command's main()
+in the test process: tests.cli.test_cli.run)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.cli.test_cli import run
+
 GIFT = """// A question from another school's bank
 ::capital::What is the capital of Scotland? {=Edinburgh =Edinburgh city}
 
@@ -16,10 +15,6 @@ GIFT = """// A question from another school's bank
 
 ::match::Match the pairs {=a -> 1 =b -> 2 =c -> 3}
 """
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")

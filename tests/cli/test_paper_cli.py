@@ -1,7 +1,7 @@
 """`python -m core paper`: a class paper and its marking scheme written as HTML files, run as a teacher runs it.
 
-The command runs in a subprocess on a temporary DuckDB file; bad input exits
-non-zero with one line on stderr.
+The command runs in the test process (tests.cli.test_cli.run: the same main() as `python -m core`) on a
+temporary DuckDB file; bad input exits non-zero with one line on stderr.
 """
 from __future__ import annotations
 
