@@ -47,7 +47,8 @@ def draw_ahead(kind: str, config: dict) -> None:
     finds its questions made (a paper of forty is a tenth of a second or more of work)."""
     if kind == "exam" and config.get("seed"):
         key = "|".join(f"{k}={config[k]}" for k in sorted(config))
-        activity.when_quiet(f"paper|{student}|{key}", runner.prepare, kind, student, config, idle_s=0.25)
+        activity.when_quiet(f"paper|{student}|{key}", runner.prepare, kind, student, config, activity.pausing(0.25),
+                            idle_s=0.25)
 
 
 def open_exam(sid: str) -> None:
@@ -65,7 +66,7 @@ def box_key(sid: str, item_id: str) -> str:
     return f"ex_{sid}_{item_id}"
 
 
-@st.fragment(run_every=15)
+@activity.fragment(run_every=15)
 def watch_clock(sid: str, shown: tuple[str, ...] = ()) -> None:
     """Every few seconds ask the server: once the time limit has passed it marks the exam, so show what follows;
     when another tab saved a newer answer to a question on screen (``shown``), draw the page again so its box
@@ -277,11 +278,11 @@ def show_sitting(view: dict) -> None:
     st.divider()
     st.session_state[_DRAWN] = sid   # this run's view is fresh: the part below need not ask again
     # Handing in checks the answer key of every question answered wrong: checked now, while the paper is sat.
-    activity.when_quiet(f"keys|{sid}", runner.prepare_marking, sid)
+    activity.when_quiet(f"keys|{sid}", runner.prepare_marking, sid, activity.pausing())
     hand_in(sid, [q for s in exam["sections"] for q in s["questions"]], view)
 
 
-@st.fragment
+@activity.fragment
 def hand_in(sid: str, questions: list[dict], drawn: dict) -> None:
     """How many are answered (and which are not), Submit exam and the question before handing in: asking and
     answering "Keep working" redraw only this part, not the paper. ``drawn`` is the view the paper was drawn
@@ -331,7 +332,7 @@ def result_key(sid: str, number: int) -> str:
     return f"res_{sid}_{number}"
 
 
-@st.fragment
+@activity.fragment
 def question_details(sid: str, exam: dict, per_question: list[dict]) -> None:
     """Each question's marking, a screen of the paper at a time (as it was sat), drawn only while its expander
     is open: choosing a screen or opening a question redraws only this part."""
@@ -402,7 +403,7 @@ def gap_block(exam: dict, block: dict) -> None:
             st.switch_page(PRACTICE_PAGE)
 
 
-@st.fragment
+@activity.fragment
 def more_gaps(sid: str, exam: dict, blocks: list[dict]) -> None:
     """The other outcomes to work on, drawn once opened (opening redraws only this part)."""
     box = st.expander(f"{len(blocks)} more outcome{'s' if len(blocks) != 1 else ''} to work on: "

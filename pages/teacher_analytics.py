@@ -12,7 +12,7 @@ from core.analytics.calibration import CalibrationError, icc_frame
 from core.analytics.reports import blueprint_fixes, readable
 from core.jobs import tasks
 from ui import analytics_views as view
-from ui import jobs, shared
+from ui import activity, jobs, shared
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -61,7 +61,7 @@ def class_tab() -> None:
     view.reading(readable.students(o["per_student"]), f"{code}_students", "an_students")
 
 
-@st.fragment
+@activity.fragment
 def student_tab() -> None:
     roster = view.load(wb, version, "overview", code)["per_student"]
     if roster.empty:
@@ -113,7 +113,7 @@ def calibration_form() -> bool:
     return False
 
 
-@st.fragment
+@activity.fragment
 def curves(params) -> None:
     picks = st.multiselect("Characteristic curves for", list(params["unit"]), key="an_icc",
                            default=list(params["unit"][:3]))
@@ -121,7 +121,7 @@ def curves(params) -> None:
         view.show_icc(icc_frame(params, picks))
 
 
-@st.fragment
+@activity.fragment
 def fixes() -> None:
     st.subheader("Blueprint fixes to consider")
     if st.button("Look for blueprint fixes", key="an_fixes_go",
@@ -134,7 +134,7 @@ def fixes() -> None:
         view.table(found[1], f"{code}_blueprint_fixes", "an_fixes")
 
 
-@st.fragment
+@activity.fragment
 def blueprint_detail() -> None:
     bp = st.selectbox("Blueprint for distractors and parameters", sorted(lib.generators), key="an_bp")
     found = view.load(wb, version, "blueprint", code, bp)

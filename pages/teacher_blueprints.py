@@ -16,7 +16,7 @@ from core.items import authoring
 from core.items.authoring import reference
 from core.jobs import JobError, tasks
 from ui import blueprint_editor as ed
-from ui import jobs, shared
+from ui import activity, jobs, shared
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -183,7 +183,7 @@ def reference_panel() -> None:
         st.dataframe(functions, hide_index=True, height=300)
 
 
-@st.fragment
+@activity.fragment
 def workspace() -> None:
     checked = st.session_state.get("bp_checked")
     rows = checked["rows"] if checked else []

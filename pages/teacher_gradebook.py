@@ -6,7 +6,7 @@ from core.exams import gradebook
 from core.exams.gradebook import GradebookError
 from core.jobs.tasks import TIME_LIMITS
 from core.store import school
-from ui import flash, jobs, shared
+from ui import activity, flash, jobs, shared
 from ui import written_answers as written_in_practice
 from ui.blocks import Paragraphs
 from ui import steps as stepped
@@ -125,7 +125,7 @@ if not gb.scripts:
     st.stop()
 
 
-@st.fragment
+@activity.fragment
 def show_script(scripts: list[dict]) -> None:
     """One student's script and changing one of its marks: choosing another student redraws only this part."""
     labels = {s["session_id"]: s["label"] + ("" if s["counted"] else " (not counted)") for s in scripts}

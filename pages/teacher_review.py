@@ -4,7 +4,7 @@ import streamlit as st
 
 from core.items import review
 from core.items.review import KeyDiffersError, ReviewError
-from ui import flash, item_exchange, shared
+from ui import activity, flash, item_exchange, shared
 
 shared.require("teacher")
 shared.teacher_banner()
@@ -169,7 +169,7 @@ def reject_form(iid: str) -> None:
             shared.error(exc)
 
 
-@st.fragment
+@activity.fragment
 def card(item: dict, rows: list[dict] | None) -> None:
     """One item: what it is, approve, reject, edit then approve, and its history.
 

@@ -7,6 +7,7 @@ ahead (Analytics) calls ``wait_for_quiet`` before each piece of work, and
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import queue
 import threading
@@ -15,6 +16,24 @@ from typing import Any, Callable, Optional
 
 _state = {"last": 0.0, "running": 0}
 _lock = threading.Lock()
+
+
+def fragment(func: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
+    """``st.fragment`` (with its options), whose runs count as the app's activity like a whole page's: a
+    fragment's run (handing in a paper, say) does not pass through ``app.py``."""
+    import streamlit as st
+
+    def counted(body: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(body)   # the fragment is known by the body's module and name
+        def run(*args: Any, **kwargs: Any) -> Any:
+            run_started()
+            try:
+                return body(*args, **kwargs)
+            finally:   # also when it stops or asks for a rerun
+                run_ended()
+        return st.fragment(run, **options)
+
+    return counted if func is None else counted(func)
 
 
 def run_started() -> None:
@@ -59,6 +78,21 @@ _ahead_worker: dict[str, Optional[threading.Thread]] = {"thread": None}
 log = logging.getLogger(__name__)
 
 
+class GaveUp(Exception):
+    """The app was not quiet for long enough before the work's deadline: the work is left for its click."""
+
+
+def pausing(idle_s: float = 0.75) -> Callable[[], None]:
+    """A ``pause()`` for work done in pieces in the background: it waits, before each piece, until the app has
+    been quiet for ``idle_s``, so a click that comes in the middle waits for one piece at most."""
+    give_up = time.monotonic() + AHEAD_GIVE_UP_S
+
+    def pause() -> None:
+        if not wait_for_quiet(idle_s, give_up):
+            raise GaveUp()
+    return pause
+
+
 def when_quiet(name: str, fn: Callable[..., Any], *args: Any, idle_s: float = 0.75) -> None:
     """Run ``fn(*args)`` once, in the background, as soon as no page has run for ``idle_s`` seconds: work a click
     that is likely to come would otherwise do itself (a mock exam's paper drawn while the student is choosing).
@@ -96,5 +130,7 @@ def _work_ahead() -> None:
             continue
         try:
             fn(*args)
+        except GaveUp:
+            log.info("Working ahead on %s: the app was not quiet before the deadline; left for its click", name)
         except Exception as exc:   # noqa: BLE001 - the click this was for does the work again and shows its error
             log.warning("Working ahead on %s failed (%s); it is done when asked for", name, exc)

@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 import streamlit as st
 
 from core.jobs import Job, JobBusy, JobError, JobRunner
-from ui import shared
+from ui import activity, shared
 
 POLL_S = 1.0
 WAIT_S = 3.0     # how long a page waits for a job before following it every second (WORKBENCH_JOB_WAIT)
@@ -88,7 +88,7 @@ def follow(key: str, text: str) -> Optional[Job]:
     return None
 
 
-@st.fragment(run_every=POLL_S)
+@activity.fragment(run_every=POLL_S)
 def _progress(key: str, text: str) -> None:
     job: Optional[Job] = st.session_state.get(key)
     if job is None:

@@ -91,9 +91,10 @@ class Flow:
         """A step the clock forces (a time limit passing); None when nothing is due."""
         return None
 
-    def prepare(self, state: dict) -> None:
+    def prepare(self, state: dict, pause: Callable[[], None]) -> None:
         """Do ahead, storing nothing, the slow part of starting a session in ``state`` (a new session's state), so
-        that the start which follows finds it done. Nothing to do by default."""
+        that the start which follows finds it done, calling ``pause()`` between its small pieces. Nothing to do by
+        default."""
 
     def to_mark(self, state: dict) -> list[str]:
         """The questions that handing in will mark (their answer keys can be checked ahead); none by default."""
@@ -168,23 +169,26 @@ class Runner:
             raise
         return sid
 
-    def prepare(self, kind: str, student: str, config: dict) -> None:
+    def prepare(self, kind: str, student: str, config: dict, pause: Callable[[], None] = lambda: None) -> None:
         """Do ahead what a ``start(kind, student, config)`` would do first (a mock exam's paper drawn), storing
-        nothing: the start itself then takes a fraction of the time. A refusal is left for the start to say."""
+        nothing: the start itself then takes a fraction of the time. ``pause()`` is called between small pieces
+        (one question), so work in the background can give way to a click. A refusal is left for the start."""
         flow = self.flow(kind)
         try:
-            flow.prepare(flow.new_state({"id": "", "student": student, "config": config}))
+            flow.prepare(flow.new_state({"id": "", "student": student, "config": config}), pause)
         except FlowError:
             pass   # the start says it, when the student asks for it
 
-    def prepare_marking(self, session_id: str) -> int:
+    def prepare_marking(self, session_id: str, pause: Callable[[], None] = lambda: None) -> int:
         """Check ahead the answer keys of the questions a session will mark when handed in (marking checks the key
-        of every question answered wrong), so handing in does not wait for it. Returns how many were checked."""
+        of every question answered wrong), so handing in does not wait for it; ``pause()`` before each. Returns
+        how many were checked."""
         with self._lock(session_id):
             loaded = self._tick(session_id)
             ids = self.flow(loaded.session["kind"]).to_mark(loaded.state)
         items = repo.load_items(self.ctx.store, ids)
         for item in items.values():
+            pause()
             item_key_problem(item)   # kept when accepted; a refusal is found again, and said, at marking
         return len(items)
 

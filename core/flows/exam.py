@@ -19,7 +19,7 @@ sees nothing while the paper is open.
 from __future__ import annotations
 
 import copy
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from core.flows import judging, preview, sitting
 from core.flows.remediation import diagnose
@@ -136,11 +136,11 @@ class ExamFlow(Flow):
                 return sitting.stamp_marking(self._mark(state, expired=True), "marked", True, deadline)
         return None
 
-    def prepare(self, state: dict) -> None:
+    def prepare(self, state: dict, pause: Callable[[], None]) -> None:
         """The paper drawn ahead (its items are kept by the generators), when its seed is known before the start:
         an assigned paper's, or one the page chose; a paper seeded by its new session's id cannot be."""
         if state["seed"]:
-            self.assemble(state)
+            self.assemble(state, lambda done, total: pause())
 
     def to_mark(self, state: dict) -> list[str]:
         if state["stage"] != "sitting" or not state["package"]:
@@ -154,7 +154,7 @@ class ExamFlow(Flow):
         sitting.check_start(self.ctx, state)   # an assignment's window and attempts
         return self.assemble(state)
 
-    def assemble(self, state: dict) -> Step:
+    def assemble(self, state: dict, progress: Optional[Callable[[int, int], None]] = None) -> Step:
         source = self.ctx.source
         student = state.get("paper_key") or state["student"]
         try:
@@ -165,7 +165,7 @@ class ExamFlow(Flow):
         fmt = state.get("format") or None
         try:
             drawn = assemble_sections(source, spec, student, state["seed"], state["exam_count"], approved_only,
-                                      exam_format=fmt)
+                                      progress=progress, exam_format=fmt)
             instructions = exam_instructions(spec, fmt)
         except NoQuestions as exc:
             raise FlowError(str(exc)) from None

@@ -4,6 +4,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from ui import activity
 
 
@@ -76,3 +78,49 @@ def test_work_ahead_not_started_by_its_deadline_is_dropped(monkeypatch):
     activity.run_ended()
     activity.when_quiet("next", done.append, "next", idle_s=0.0)
     assert wait_until(lambda: done == ["next"])
+
+
+def test_work_in_pieces_waits_for_each_pause_and_gives_up_at_its_deadline(monkeypatch):
+    monkeypatch.setattr(activity, "_state", {"last": 0.0, "running": 0})
+    pause = activity.pausing(0.05)
+    pause()                                    # quiet: goes straight on
+    activity.run_started()
+    pieces: list[float] = []
+    worker = threading.Thread(target=lambda: (pause(), pieces.append(time.monotonic())))
+    worker.start()
+    time.sleep(0.3)
+    assert pieces == []                        # a page is running: the next piece waits
+    ended = time.monotonic()
+    activity.run_ended()
+    worker.join(5)
+    assert pieces and pieces[0] - ended >= 0.05
+    monkeypatch.setattr(activity, "AHEAD_GIVE_UP_S", 0.1)
+    late = activity.pausing(0.05)
+    activity.run_started()
+    try:
+        with pytest.raises(activity.GaveUp):
+            late()
+    finally:
+        activity.run_ended()
+
+
+def test_a_fragment_run_counts_as_activity(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+    monkeypatch.setattr(activity, "_state", {"last": 0.0, "running": 0})
+    at = AppTest.from_string("""
+import streamlit as st
+from ui import activity
+
+@activity.fragment
+def part():
+    st.session_state["inside"] = (activity._state["running"], activity.quiet_for(0.0))
+    st.button("Again", key="again")
+
+part()
+""")
+    at.run()
+    assert not at.exception and at.session_state["inside"] == (1, False)   # counted while it runs
+    activity._state["last"] = 0.0
+    at.button(key="again").click().run()   # a run of the fragment alone
+    assert at.session_state["inside"] == (1, False)
+    assert activity._state["running"] == 0 and not activity.quiet_for(0.5)   # ended, a moment ago

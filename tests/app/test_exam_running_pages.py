@@ -335,9 +335,10 @@ def test_the_paper_is_drawn_while_the_student_chooses_and_its_keys_checked_while
     from core.items import generator
     prepared, checked = [], []
     real_prepare, real_marking = Runner.prepare, Runner.prepare_marking
-    monkeypatch.setattr(Runner, "prepare", lambda self, kind, who, config: (
-        real_prepare(self, kind, who, config), prepared.append((who, config))))
-    monkeypatch.setattr(Runner, "prepare_marking", lambda self, sid: checked.append((sid, real_marking(self, sid))))
+    monkeypatch.setattr(Runner, "prepare", lambda self, kind, who, config, pause: (
+        real_prepare(self, kind, who, config, pause), prepared.append((who, config))))
+    monkeypatch.setattr(Runner, "prepare_marking", lambda self, sid, pause: checked.append(
+        (sid, real_marking(self, sid, pause))))
     generator._made.clear()
     at = open_app(student, "pages/student_exam.py")
     seed = at.session_state["exam_own_seed"]
