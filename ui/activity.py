@@ -106,13 +106,19 @@ def when_quiet(name: str, fn: Callable[..., Any], *args: Any, idle_s: float = 0.
         while len(_ahead_names) > AHEAD_KEPT:
             _ahead_names.popitem(last=False)
         _ahead.put((name, idle_s, time.monotonic() + AHEAD_GIVE_UP_S, fn, args))
-        thread = _ahead_worker["thread"]
-        if thread is None or not thread.is_alive():
-            # Not a daemon: the interpreter waits for the piece under way at exit instead of stopping it inside
-            # the database engine.
-            thread = threading.Thread(target=_work_ahead, name="work ahead", daemon=False)
-            _ahead_worker["thread"] = thread
-            thread.start()
+        # Not a daemon: the interpreter waits for the piece under way at exit instead of stopping it inside the
+        # database engine.
+        keep_running(_ahead_worker, _work_ahead, "work ahead", daemon=False)
+
+
+def keep_running(holder: dict, target: Callable[[], None], name: str, daemon: bool) -> None:
+    """Start ``target`` in a thread called ``name`` unless the thread kept in ``holder["thread"]`` is still alive
+    (the caller holds the lock that guards ``holder``)."""
+    thread = holder.get("thread")
+    if thread is None or not thread.is_alive():
+        thread = threading.Thread(target=target, name=name, daemon=daemon)
+        holder["thread"] = thread
+        thread.start()
 
 
 def _work_ahead() -> None:

@@ -29,7 +29,7 @@ from core.analytics import evidence, explain, reports
 from core.analytics.reports import readable
 from core.store import school
 from core.store.analytics_version import analytics_version
-from ui.activity import wait_for_quiet
+from ui.activity import keep_running, wait_for_quiet
 
 # ---------------------------------------------------------------------------------------------------------------
 # Cached report reads
@@ -148,12 +148,8 @@ def keep_fresh(wb, code: str) -> None:
     finds the newest figures already made instead of making them then."""
     with _watch_lock:
         _watched[code] = time.monotonic() + WATCH_FOR_S
-        thread = _watcher["thread"]
-        if thread is None or not thread.is_alive():
-            # Not a daemon: the interpreter waits for it at exit instead of stopping it inside the database.
-            thread = threading.Thread(target=_watch, args=(wb,), name=READ_AHEAD, daemon=False)
-            _watcher["thread"] = thread
-            thread.start()
+        # Not a daemon: the interpreter waits for it at exit instead of stopping it inside the database.
+        keep_running(_watcher, lambda: _watch(wb), READ_AHEAD, daemon=False)
 
 
 def _watch(wb) -> None:

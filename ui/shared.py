@@ -29,6 +29,7 @@ from core.marking import right_options, warm_up
 from core.store import Store, StoreError, default_db_path, repo
 from core.store.db import problem_kind, public_message, storage_error
 from core.workbench import Workbench, open_workbench
+from ui import activity
 from ui.blocks import Paragraphs, readable
 
 
@@ -57,11 +58,7 @@ def _start_warm_up(library) -> None:
         return
     with _warming_lock:
         _warming["library"] = library
-        thread = _warming["thread"]
-        if thread is None or not thread.is_alive():
-            thread = threading.Thread(target=_warm_up, name="warm up marking and sampling", daemon=True)
-            _warming["thread"] = thread
-            thread.start()
+        activity.keep_running(_warming, _warm_up, "warm up marking and sampling", daemon=True)
 
 
 def _warm_up() -> None:
@@ -102,13 +99,14 @@ _frozen_at = 0   # how many modules were loaded when long-lived objects were las
 def keep_long_lived() -> None:
     """Set the objects that live as long as the server out of the garbage collector's way (``gc.freeze``).
 
-    Streamlit runs a full garbage collection after every script run; it walks
-    every object the process holds, and with pandas, plotly, the LLM client and
-    the blueprint library loaded that took a quarter of a second per click. What
-    exists after a page's first run (modules, the library, cached resources) stays
-    for the server's life, so it is frozen once more whenever new modules were
-    loaded since the last time (a page opened for the first time); a click then
-    collects only what it made itself.
+    A full garbage collection walks every object the process holds: with pandas,
+    plotly, the LLM client and the blueprint library loaded it took a quarter of a
+    second, and Streamlit made one after every script run (turned off in
+    .streamlit/config.toml; Python's own full collections, as objects pile up,
+    remain). What exists after a page's first run (modules, the library, cached
+    resources) stays for the server's life, so it is frozen once more whenever new
+    modules were loaded since the last time (a page opened for the first time); a
+    collection then walks only what the server made since.
     """
     global _frozen_at
     loaded = len(sys.modules)

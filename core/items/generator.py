@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import copy
 import dataclasses
 import hashlib
 import json
 import math
+import pickle
 import random
 import threading
 from fractions import Fraction
@@ -36,8 +36,10 @@ UNIQUE_TRIES = 60
 ITEM_BUDGET_S = 10.0     # all the formula evaluations of one item, one variants count or one key
 # Items made lately, by (compiled blueprint, level, seed): an item is a pure function of the three, so work done
 # ahead (a paper drawn while the student is still choosing) is not done again when the same item is asked for.
+# Kept pickled: one bytes object each, which the garbage collector never walks (a full collection follows every
+# page run), and each caller gets a copy of its own.
 MADE_KEPT = 2048
-_made: "collections.OrderedDict[tuple[str, str, str], Item]" = collections.OrderedDict()
+_made: "collections.OrderedDict[tuple[str, str, str], bytes]" = collections.OrderedDict()
 _made_lock = threading.Lock()
 
 
@@ -347,11 +349,11 @@ class SkillGenerator:
             if kept is not None:
                 _made.move_to_end(key)
         if kept is not None:
-            return copy.deepcopy(kept)
+            return pickle.loads(kept)
         with self._budget(level):
             item = self._generate(level, seed, None)
         with _made_lock:
-            _made[key] = copy.deepcopy(item)
+            _made[key] = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
             while len(_made) > MADE_KEPT:
                 _made.popitem(last=False)
         return item
