@@ -99,14 +99,13 @@ _frozen_at = 0   # how many modules were loaded when long-lived objects were las
 def keep_long_lived() -> None:
     """Set the objects that live as long as the server out of the garbage collector's way (``gc.freeze``).
 
-    A full garbage collection walks every object the process holds: with pandas,
-    plotly, the LLM client and the blueprint library loaded it took a quarter of a
-    second, and Streamlit made one after every script run (turned off in
-    .streamlit/config.toml; Python's own full collections, as objects pile up,
-    remain). What exists after a page's first run (modules, the library, cached
-    resources) stays for the server's life, so it is frozen once more whenever new
-    modules were loaded since the last time (a page opened for the first time); a
-    collection then walks only what the server made since.
+    Streamlit runs a full garbage collection after every script run; it walks
+    every object the process holds, and with pandas, plotly, the LLM client and
+    the blueprint library loaded that took a quarter of a second per click. What
+    exists after a page's first run (modules, the library, cached resources) stays
+    for the server's life, so it is frozen once more whenever new modules were
+    loaded since the last time (a page opened for the first time); a click then
+    collects only what it made itself.
     """
     global _frozen_at
     loaded = len(sys.modules)
