@@ -173,7 +173,8 @@ def show_script(scripts: list[dict]) -> None:
     with st.form("gb_override"):
         st.markdown(f"**Change a mark of {sc['name']}**")
         cols = st.columns([2, 1, 4])
-        item_id = cols[0].selectbox("Question", list(questions), key="gb_q",
+        # One choice per script: a question chosen in one student's script is never carried to another's.
+        item_id = cols[0].selectbox("Question", list(questions), key=f"gb_q_{chosen}",
                                     format_func=lambda i: f"Question {questions[i]['label']} (out of "
                                                           f"{questions[i]['marks']:g})")
         marks = cols[1].number_input("New mark", min_value=0.0, value=None, step=0.5, key="gb_marks")

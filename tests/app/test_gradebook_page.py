@@ -116,7 +116,7 @@ def test_the_override_form_changes_a_mark_and_refuses_without_a_reason(env):
     first = env["questions"][0]
     label = first.get("label") or str(first["number"])   # as printed: "1" or "1(a)"
     assert any(e.label.startswith(f"✅ Question {label} ·") for e in at.expander)
-    at.selectbox(key="gb_q").set_value(first["id"])
+    at.selectbox(key=f"gb_q_{env['ben']}").set_value(first["id"])
     at.number_input(key="gb_marks").set_value(0.0)
     at.button(key="gb_override_go").click()
     run(at)
