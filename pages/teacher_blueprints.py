@@ -173,14 +173,43 @@ def preview(checked: dict) -> None:
 
 
 def reference_panel() -> None:
+    box = st.expander("Reference: formula functions and parameter kinds", key="bp_reference", on_change="rerun")
+    if not box.open:    # drawn only when opened: three grids the browser would build for nothing
+        return
     functions, parameters, syntax = _reference()
-    with st.expander("Reference: formula functions and parameter kinds"):
+    with box:
         st.markdown("**Parameter kinds** (under `generation: parameters:`)")
         st.dataframe(parameters, hide_index=True)
         st.markdown("**Writing formulas and templates**")
         st.dataframe(syntax, hide_index=True)
         st.markdown("**Functions a formula may call** (arithmetic: `+ - * / // % **`)")
         st.dataframe(functions, hide_index=True, height=300)
+
+
+def library_tables(tree: pd.DataFrame, broken: list[dict]) -> None:
+    """The library, a tab per kind of blueprint (only the open tab is drawn)."""
+    tabs = st.tabs(["Skills", "Assessments", "Course specs"] + (["Problems"] if broken else []), key="bp_lib_tab",
+                   on_change="rerun")
+    if tabs[0].open:
+        skills = tree[tree.kind == "skill"]
+        if skills.empty:
+            tabs[0].info("No skill blueprints yet: start one from a template below and save it.")
+        else:
+            counts = skills.groupby("domain", sort=False).size()
+            tabs[0].markdown(f"**{len(skills)} skills** · " + " · ".join(f"{d} {n}" for d, n in counts.items()))
+            tabs[0].dataframe(skills[["domain", "subdomain", "topic", "id", "title", "version", "course"]]
+                              .rename(columns={"domain": "subject"}), hide_index=True)
+    for tab, kind, what in ((tabs[1], "assessment", "assessments"), (tabs[2], "spec", "course specs")):
+        if not tab.open:
+            continue
+        rows = tree[tree.kind == kind]
+        if rows.empty:
+            tab.info(f"No {what} yet: start one from a template below and save it.")
+        else:
+            tab.dataframe(rows[["domain", "topic", "id", "title", "version"]]
+                          .rename(columns={"domain": "subject", "topic": "level"}), hide_index=True)
+    if broken and tabs[3].open:
+        tabs[3].dataframe(pd.DataFrame(broken)[["file", "errors", "first"]], hide_index=True)
 
 
 @activity.fragment
@@ -215,24 +244,12 @@ def workspace() -> None:
 
 st.title("Blueprints")
 tree, broken, labels = _tree(_fingerprint(lib), lib)
-with st.expander("Library", expanded=not st.session_state.get("bp_opened")):
-    tabs = st.tabs(["Skills", "Assessments", "Course specs"] + (["Problems"] if broken else []))
-    with tabs[0]:
-        skills = tree[tree.kind == "skill"]
-        if skills.empty:
-            st.info("No skill blueprints yet: start one from a template below and save it.")
-        for domain, rows in skills.groupby("domain", sort=False):
-            st.markdown(f"**{domain}** · {len(rows)} skills")
-            st.dataframe(rows[["subdomain", "topic", "id", "title", "version", "course"]], hide_index=True)
-    for tab, kind, what in ((tabs[1], "assessment", "assessments"), (tabs[2], "spec", "course specs")):
-        rows = tree[tree.kind == kind]
-        if rows.empty:
-            tab.info(f"No {what} yet: start one from a template below and save it.")
-        else:
-            tab.dataframe(rows[["domain", "topic", "id", "title", "version"]]
-                          .rename(columns={"domain": "subject", "topic": "level"}), hide_index=True)
-    if broken:
-        tabs[3].dataframe(pd.DataFrame(broken)[["file", "errors", "first"]], hide_index=True)
+# Only what is open is drawn: each table is a grid the browser builds, so a closed Library (or a tab not shown)
+# costs the page nothing.
+shelf = st.expander("Library", expanded=not st.session_state.get("bp_opened"), on_change="rerun")
+if shelf.open:
+    with shelf:
+        library_tables(tree, broken)
 
 ed.chooser(lib, labels)
 ed.returned_notice()

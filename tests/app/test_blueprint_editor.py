@@ -244,6 +244,9 @@ def test_a_new_numeric_skill_from_the_template_is_previewed_and_saved(env):
 def test_the_reference_lists_every_function_and_parameter_kind(env):
     from core.blueprints.formula import FUNCTIONS
     at = page(env)
+    assert not any("function" in df.value.columns for df in at.dataframe)   # drawn only when opened
+    at.session_state["bp_reference"] = True
+    at.run()
     frames = [df.value for df in at.dataframe]
     functions = next(f for f in frames if "function" in f.columns)
     assert set(functions["function"]) == set(FUNCTIONS)

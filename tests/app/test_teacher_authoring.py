@@ -98,9 +98,15 @@ def test_blueprints_page_shows_the_library_as_a_tree(env):
     assert values(at.title) == ["Blueprints"]
     assert [t.label for t in at.tabs] == ["Skills", "Assessments", "Course specs"]
     headings = values(at.markdown)
-    assert any(h.startswith("**Mathematics** ·") for h in headings) and any("Physics" in h for h in headings)
-    ids = {i for df in at.dataframe for i in df.value.get("id", [])}
-    assert {"MATH.ARITH.ADD.1DIGIT", "MATH-FUNDAMENTALS-L1", "SQA-MATH-N5"} <= ids
+    assert any(h.startswith("**") and " skills** · " in h and "Mathematics 7" in h and "Physics" in h for h in headings), headings
+    # only the open tab is drawn: one grid, every skill with its subject
+    [skills] = [df.value for df in at.dataframe]
+    assert "MATH.ARITH.ADD.1DIGIT" in set(skills["id"]) and {"Mathematics", "Physics"} <= set(skills["subject"])
+    for tab, wanted in (("Assessments", "MATH-FUNDAMENTALS-L1"), ("Course specs", "SQA-MATH-N5")):
+        at.session_state["bp_lib_tab"] = tab
+        at.run()
+        [shown] = [df.value for df in at.dataframe]
+        assert wanted in set(shown["id"]) and "MATH.ARITH.ADD.1DIGIT" not in set(shown["id"])
     options = at.selectbox(key="bp_choice").options
     assert "New from template: Multiple-choice skill" in options
     assert not at.error

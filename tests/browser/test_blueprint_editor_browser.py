@@ -50,6 +50,10 @@ def test_a_teacher_writes_previews_and_saves_a_numeric_blueprint(tmp_path: Path,
             page.get_by_role("link", name="Blueprints").click()
             expect(page.get_by_role("heading", name="Blueprints")).to_be_visible(timeout=60_000)
             settle(page)
+            # The library's tabs are drawn when opened: the course specs' table appears on its tab.
+            page.get_by_role("tab", name="Course specs").click()
+            settle(page)
+            expect(page.locator("[role='tabpanel']:visible [data-testid='stDataFrame']")).to_have_count(1)
 
             started = time.monotonic()
             choose(page, "New from template: Numeric skill")
@@ -100,6 +104,10 @@ def test_a_teacher_writes_previews_and_saves_a_numeric_blueprint(tmp_path: Path,
             assert "length * width / 2" in saved.read_text(encoding="utf-8")
             expect(page.get_by_text("Unsaved changes to")).to_have_count(0)
             print(f"\ntemplate to saved blueprint, driven by the browser: {walk:.1f} s")
+            # The reference is drawn when opened.
+            expect(page.get_by_text("Functions a formula may call")).to_have_count(0)
+            page.get_by_text("Reference: formula functions and parameter kinds").click()
+            expect(page.get_by_text("Functions a formula may call")).to_be_visible(timeout=30_000)
         finally:
             browser.close()
 
