@@ -232,7 +232,13 @@ def teacher_round(rec: Recorder, n: int, wanted: Callable[[str], bool]) -> None:
     if wanted("Exams") and open_page(rec, "Exams", "Exams", "Mock exams"):
         click_button(rec, "Exams", "build paper", "Build paper", main_area(page).get_by_role("heading", name="Assign to a class"))
     if wanted("Gradebook") and open_page(rec, "Gradebook", "Gradebook", "Gradebook"):
-        choose(rec, "Gradebook", "change student", "Student", n + 1)
+        tabs = main_area(page).get_by_role("tab")
+        # Only the open tab is drawn: a tab switch runs the page.
+        if rec.time("Gradebook", "Student scripts tab", tabs.filter(has_text="Student scripts").first.click,
+                    main_area(page).get_by_role("combobox", name="Student", exact=True)) is not None:
+            choose(rec, "Gradebook", "change student", "Student", n + 1)
+        rec.time("Gradebook", "Marks tab back", tabs.filter(has_text="Marks").first.click,
+                 main_area(page).get_by_role("button", name="CSV"))
     if wanted("Class") and open_page(rec, "Class", "Class", "Class"):
         choose(rec, "Class", "change class", "Class", n + 1)
     if wanted("Analytics") and open_page(rec, "Analytics", "Analytics", "Analytics"):

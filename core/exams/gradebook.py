@@ -497,6 +497,21 @@ def question_heading(question: dict) -> str:
     return f"{sign} Question {question['label']} · {marks}{changed}"
 
 
+def script_frame(script: dict) -> pd.DataFrame:
+    """A script's questions as one table: result, marks, the answer as typed, and whether a teacher changed it."""
+    rows = []
+    for q in script["questions"]:
+        answer = q["answer"] if isinstance(q["answer"], str) or q["answer"] is None else str(q["answer"])
+        rows.append({"Question": q["label"], "Section": q["section"],
+                     "Result": "right" if q.get("correct") else "not marked" if q["marks_awarded"] is None
+                     else "wrong",
+                     "Marks": q["marks_awarded"], "Out of": q["marks"],
+                     "Answer": answer if (answer or "").strip() else "(no answer)",
+                     "Changed by the teacher": bool(q.get("overrides"))})
+    return pd.DataFrame(rows, columns=["Question", "Section", "Result", "Marks", "Out of", "Answer",
+                                       "Changed by the teacher"])
+
+
 def override_lines(question: dict) -> list[str]:
     """A question's override history, oldest first: who changed the mark, from what to what, when and why."""
     lines = []

@@ -90,6 +90,16 @@ def texts(at: AppTest) -> str:
     return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
 
 
+def on_tab(at: AppTest, name: str) -> AppTest:
+    """The page with its tab ``name`` open (only the open tab is drawn)."""
+    at.session_state["gb_tab"] = name
+    return run(at)
+
+
+def script_table(at: AppTest):
+    return next(d.value for d in at.dataframe if {"Result", "Answer"} <= set(d.value.columns))
+
+
 def test_the_table_shows_every_student_with_marks_and_downloads(env):
     at = open_page()
     assert [t.value for t in at.title] == ["Gradebook"]
@@ -104,19 +114,28 @@ def test_the_table_shows_every_student_with_marks_and_downloads(env):
     assert metrics["Students"] == "3" and metrics["Handed in"] == "2"
     assert [b.label for b in at.get("download_button")] == ["CSV", "Parquet"]
     assert "the latest one handed in counts" in texts(at)
+    assert not at.get("vega_lite_chart") and "Section results" not in texts(at)   # on the Distribution tab
+    on_tab(at, "Distribution")
     assert len(at.get("vega_lite_chart")) == 2     # grades and the histogram of totals
+    assert "Section results" in texts(at) and "Student" not in at.dataframe[0].value.columns
 
 
 def test_the_override_form_changes_a_mark_and_refuses_without_a_reason(env):
     at = open_page()
     at.selectbox(key="gb_assignment").set_value(env["exam"])
-    run(at)
+    on_tab(run(at), "Student scripts")
     at.selectbox(key="gb_student").set_value(env["ben"])
     run(at)
-    first = env["questions"][0]
+    first, second = env["questions"][0], env["questions"][1]
     label = first.get("label") or str(first["number"])   # as printed: "1" or "1(a)"
-    assert any(e.label.startswith(f"✅ Question {label} ·") for e in at.expander)
-    at.selectbox(key=f"gb_q_{env['ben']}").set_value(first["id"])
+    script = script_table(at)
+    assert list(script["Question"]) == [q.get("label") or str(q["number"]) for q in env["questions"]]
+    assert script["Result"].iloc[0] == "right" and script["Marks"].iloc[0] == first["marks"]
+    assert script["Answer"].tolist()[-1] == "(no answer)"              # Ben answered only the first five
+    choice = at.selectbox(key=f"gb_q_{env['ben']}")
+    assert choice.options[0].startswith(f"✅ Question {label} ·")
+    choice.set_value(first["id"])
+    run(at)
     at.number_input(key="gb_marks").set_value(0.0)
     at.button(key="gb_override_go").click()
     run(at)
@@ -128,12 +147,16 @@ def test_the_override_form_changes_a_mark_and_refuses_without_a_reason(env):
     assert f"Question {label} of Ben Cole now has 0 mark(s)." in texts(at)
     q = _runner().state(env["ben"])["marking"]["questions"][first["id"]]
     assert q["marks_awarded"] == 0 and q["override"]["reason"] == "Answer copied from the board"
-    assert any(e.label.startswith(f"❌ Question {label} ·") and "changed by the teacher" in e.label
-               for e in at.expander)
-    assert "Answer copied from the board" not in texts(at), "a question's detail is drawn once opened"
-    at.session_state[f"gb_open_{env['ben']}_{first['id']}"] = True
+    choice = at.selectbox(key=f"gb_q_{env['ben']}")
+    assert choice.options[0].startswith(f"❌ Question {label} ·") and "changed by the teacher" in choice.options[0]
+    script = script_table(at)
+    assert script["Result"].iloc[0] == "wrong" and script["Marks"].iloc[0] == 0
+    assert script["Changed by the teacher"].tolist()[:2] == [True, False]
+    assert "Answer copied from the board" in texts(at)         # the chosen question, drawn in full
+    choice.set_value(second["id"])
     run(at)
-    assert "Answer copied from the board" in texts(at)
+    assert "Answer copied from the board" not in texts(at), "only the chosen question is drawn in full"
+    on_tab(at, "Marks")
     assert at.dataframe[0].value.set_index("Student").loc["Ben Cole", "Overridden"] == f"Q{label}"
 
 
@@ -145,7 +168,7 @@ def test_remark_with_current_keys_lists_what_changed(env):
     store = _runner().ctx.store
     at = open_page()
     at.selectbox(key="gb_assignment").set_value(env["exam"])
-    run(at)
+    on_tab(run(at), "Re-mark and written answers")
     at.button(key="gb_remark").click()
     run(at)
     assert "Re-marked: no mark changed" in texts(at)
@@ -172,6 +195,7 @@ def test_remark_with_current_keys_lists_what_changed(env):
     [changes] = [d.value for d in at.dataframe if "Note" in d.value.columns]
     assert changes[["Student", "Question", "Old", "New"]].values.tolist() == [
         ["Amy Pond", q.get("label") or str(q["number"]), float(q["marks"]), 0.0]]
+    on_tab(at, "Marks")
     assert at.dataframe[0].value.set_index("Student").loc["Amy Pond", f"Q{q.get('label') or q['number']}"] == 0
 
 
@@ -182,6 +206,7 @@ def test_an_evaluation_in_the_gradebook_analytics_and_past_exams(env):
     table = at.dataframe[0].value.set_index("Student")
     assert table.loc["Amy Pond", "Percent"] == 100.0 and bool(table.loc["Amy Pond", "Passed"])
     assert table.loc["Ben Cole", "Status"] == "Not started"
+    on_tab(at, "Re-mark and written answers")
     assert "gb_remark" not in [b.key for b in at.button]
     assert "Evaluation questions are generated for each sitting" in texts(at)
 

@@ -90,18 +90,23 @@ def texts(at: AppTest) -> str:
 
 
 def gradebook(aid: str) -> AppTest:
-    """The assignment's gradebook with every question of the script shown opened (each is drawn once opened)."""
+    """The assignment's gradebook, on its tab with the re-mark and the written answers."""
     at = open_page("pages/teacher_gradebook.py")
     at.selectbox(key="gb_assignment").set_value(aid)
-    return open_script(run(at))
+    return on_tab(run(at), "Re-mark and written answers")
 
 
-def open_script(at: AppTest) -> AppTest:
-    """Every question of the script on show opened (each is drawn only while open)."""
+def on_tab(at: AppTest, name: str) -> AppTest:
+    """The gradebook with its tab ``name`` open (only the open tab is drawn)."""
+    at.session_state["gb_tab"] = name
+    return run(at)
+
+
+def open_script(at: AppTest, item_id: str) -> AppTest:
+    """The script on show, with its question ``item_id`` chosen (only the chosen one is drawn in full)."""
+    on_tab(at, "Student scripts")
     session = at.selectbox(key="gb_student").value
-    for s in _runner().state(session)["package"]["sections"]:
-        for q in s["questions"]:
-            at.session_state[f"gb_open_{session}_{q['id']}"] = True
+    at.selectbox(key=f"gb_q_{session}").set_value(item_id)
     return run(at)
 
 
@@ -115,8 +120,10 @@ def test_without_an_llm_the_gradebook_says_how_each_written_answer_was_marked(en
     shown = texts(at)
     assert "0 judged by the LLM" in shown and "Checking written answers for their meaning needs an LLM" in shown
     assert "gb_judge" not in [b.key for b in at.button]
-    assert "Marked by the key points your teacher set" in shown     # on the script of the one student handed in
+    # on the script of the one student handed in
+    assert "Marked by the key points your teacher set" in texts(open_script(at, env["written"]["id"]))
     column = f"Q{label(env['written'])}"
+    on_tab(at, "Marks")
     assert at.dataframe[0].value.set_index("Student").loc["Amy Pond", column] == 0    # no key point made
 
 
@@ -132,9 +139,11 @@ def test_the_teacher_checks_written_answers_with_the_llm_and_the_student_reads_h
     assert "The LLM judged 1 of 1 written answer(s) in 1 paper(s); 1 mark(s) changed." in texts(at)
     written = env["written"]
     column = f"Q{label(written)}"
+    on_tab(at, "Marks")
     assert at.dataframe[0].value.set_index("Student").loc["Amy Pond", column] == written["marks"]
-    assert f"Marked by the LLM judge: {REASON}" in texts(open_script(at))
+    assert f"Marked by the LLM judge: {REASON}" in texts(open_script(at, env["written"]["id"]))
 
+    on_tab(at, "Re-mark and written answers")
     at.button(key="gb_judge").click()           # nothing left to judge: the model is not asked again
     run(at)
     assert len(server.requests) == 1 and "nothing to send to the LLM" in texts(at)
