@@ -136,41 +136,52 @@ if klass is None:
     st.stop()
 code = klass["code"]
 names = assignment_admin.roster_names(store, code)
-now = dt.datetime.now().replace(second=0, microsecond=0)
-with st.form("exam_assign"):
-    title = st.text_input("Title students see", paper["title"], key="exam_title")
-    c1, c2, c3 = st.columns(3)
-    opens = c1.datetime_input("Opens", now, key="exam_opens", step=dt.timedelta(minutes=5))
-    closes = c2.datetime_input("Closes", now + dt.timedelta(days=7), key="exam_closes", step=dt.timedelta(minutes=5))
-    default_minutes = paper["time_allowed_minutes"]
-    limit = c3.number_input("Time limit (minutes)", min_value=1, max_value=600,
-                            value=int(default_minutes) if default_minutes else None, step=5, key="exam_limit",
-                            placeholder="no limit")
-    c4, c5 = st.columns(2)
-    attempts = c4.number_input("Attempts allowed", min_value=1, max_value=20, value=1, step=1, key="exam_attempts")
-    with c5:
-        release = assignment_admin.release_choice("Results shown to students", "exam_release")
-    c6, c7 = st.columns([3, 1])
-    extra_who = c6.multiselect("Extra time for", list(names), format_func=names.get, key="exam_extra_who",
-                               help="For example for additional support needs. Give different amounts later "
-                                    "with Edit.")
-    extra_minutes = c7.number_input("Extra minutes each", min_value=0, max_value=600, value=15, step=5,
-                                    key="exam_extra_minutes")
-    assign = st.form_submit_button("Assign", type="primary", key="exam_assign_go")
-if assign:
-    if paper["kind"] == "exam" and klass["approved_items_only"] and not paper.get("approved_only"):
-        st.error(f"{code} gets approved items only: tick 'Approved items only', build the paper again, then assign it.")
-    elif opens is None or closes is None:
-        st.error("Set when the exam opens and when it closes.")
-    else:
-        try:
-            aid = classes.assign_exam(store, code, title.strip(), dict(paper["config"]), to_utc(opens), to_utc(closes),
-                                      limit, created_by=(shared.user() or {}).get("user") or "teacher",
-                                      extra_time={s: extra_minutes for s in extra_who}, attempts_allowed=int(attempts),
-                                      release=release)
-            flash.later("exam_flash", f"Assigned '{title.strip() or 'Mock exam'}' to {code} ({aid}).")
-            st.rerun()
-        except ClassError as exc:
-            shared.error(exc)
+# Drawn only while open: the form's date, number and list inputs are many for the browser to build, and a
+# teacher building papers to look at them need not pay for it on every click. One label for every class, so
+# it stays open while the class is changed.
+box = st.expander("Assign this paper", key="exam_assign_open", on_change="rerun",
+                  icon=":material/assignment_add:")
+if box.open:
+    with box:
+        now = dt.datetime.now().replace(second=0, microsecond=0)
+        with st.form("exam_assign"):
+            title = st.text_input("Title students see", paper["title"], key="exam_title")
+            c1, c2, c3 = st.columns(3)
+            opens = c1.datetime_input("Opens", now, key="exam_opens", step=dt.timedelta(minutes=5))
+            closes = c2.datetime_input("Closes", now + dt.timedelta(days=7), key="exam_closes",
+                                       step=dt.timedelta(minutes=5))
+            default_minutes = paper["time_allowed_minutes"]
+            limit = c3.number_input("Time limit (minutes)", min_value=1, max_value=600,
+                                    value=int(default_minutes) if default_minutes else None, step=5,
+                                    key="exam_limit", placeholder="no limit")
+            c4, c5 = st.columns(2)
+            attempts = c4.number_input("Attempts allowed", min_value=1, max_value=20, value=1, step=1,
+                                       key="exam_attempts")
+            with c5:
+                release = assignment_admin.release_choice("Results shown to students", "exam_release")
+            c6, c7 = st.columns([3, 1])
+            extra_who = c6.multiselect("Extra time for", list(names), format_func=names.get, key="exam_extra_who",
+                                       help="For example for additional support needs. Give different amounts later "
+                                            "with Edit.")
+            extra_minutes = c7.number_input("Extra minutes each", min_value=0, max_value=600, value=15, step=5,
+                                            key="exam_extra_minutes")
+            assign = st.form_submit_button("Assign", type="primary", key="exam_assign_go")
+        if assign:
+            if paper["kind"] == "exam" and klass["approved_items_only"] and not paper.get("approved_only"):
+                st.error(f"{code} gets approved items only: tick 'Approved items only', build the paper again, "
+                         f"then assign it.")
+            elif opens is None or closes is None:
+                st.error("Set when the exam opens and when it closes.")
+            else:
+                try:
+                    aid = classes.assign_exam(store, code, title.strip(), dict(paper["config"]), to_utc(opens),
+                                              to_utc(closes), limit,
+                                              created_by=(shared.user() or {}).get("user") or "teacher",
+                                              extra_time={s: extra_minutes for s in extra_who},
+                                              attempts_allowed=int(attempts), release=release)
+                    flash.later("exam_flash", f"Assigned '{title.strip() or 'Mock exam'}' to {code} ({aid}).")
+                    st.rerun()
+                except ClassError as exc:
+                    shared.error(exc)
 
 assignment_admin.show(store, code)

@@ -306,6 +306,7 @@ def test_a_teacher_assigns_with_release_attempts_and_extra_time(student):
     at.button(key="exam_build_go").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     at.selectbox(key="exam_class").select(CLASS)
+    at.session_state["exam_assign_open"] = True     # the form is drawn once opened
     at.run()
     title = f"Assigned {student['name']}"
     at.text_input(key="exam_title").input(title)

@@ -370,6 +370,9 @@ def test_exam_preview_downloads_and_assignment(env):
     assert len(at.get("download_button")) == 2
 
     at.selectbox(key="exam_class").select("T-CLASS")
+    assert not [b for b in at.button if b.key == "exam_assign_go"]     # the form is drawn once opened
+    at.session_state["exam_assign_open"] = True
+    at.run()
     at.text_input(key="exam_title").input("Prelim practice")
     at.button(key="exam_assign_go").click().run()
     assert not at.exception and not at.error
@@ -389,6 +392,8 @@ def test_evaluation_paper_and_a_window_that_closes_before_it_opens(env):
     at.button(key="exam_build_go").click().run()
     assert not at.exception and not at.error
     at.selectbox(key="exam_class").select("T-CLASS")
+    at.session_state["exam_assign_open"] = True
+    at.run()
     opens = at.get("date_time_input")[0].value
     at.get("date_time_input")[1].set_value(opens - dt.timedelta(hours=1))
     at.button(key="exam_assign_go").click().run()
@@ -409,6 +414,8 @@ def test_a_class_of_approved_items_only_needs_an_approved_only_paper(env):
     at = open_page("pages/teacher_exams.py")
     at.button(key="exam_build_go").click().run()
     at.selectbox(key="exam_class").select("AP-ONLY")
+    at.session_state["exam_assign_open"] = True
+    at.run()
     at.button(key="exam_assign_go").click().run()
     assert not at.exception
     assert any("AP-ONLY gets approved items only" in e.value for e in at.error)
