@@ -21,7 +21,11 @@ UPLOAD_TYPES = ["xml", "zip", "txt", "gift"]
 
 def show(store: Any, library: Any, items: list[dict], flash_key: str) -> None:
     """The import and export panel; ``items`` is the list the filters selected (what an export writes)."""
-    with st.expander("Import or export questions (Moodle XML, GIFT, QTI 3.0)"):
+    box = st.expander("Import or export questions (Moodle XML, GIFT, QTI 3.0)", key="rv_exchange_open",
+                      on_change="rerun")
+    if not box.open:   # drawn only while open: an upload box and a list the browser would build on every click
+        return
+    with box:
         left, right = st.columns(2)
         with left:
             st.markdown("**Import**")

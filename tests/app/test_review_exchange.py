@@ -16,8 +16,15 @@ GIFT = b"""$CATEGORY: $course$/top/Mathematics/Nat 5
 """
 
 
+def exchange(at):
+    """The Review page with its import and export panel open (drawn only while open)."""
+    assert not [b for b in at.button if b.key == "rv_import"]
+    at.session_state["rv_exchange_open"] = True
+    return at.run()
+
+
 def test_an_uploaded_file_becomes_drafts_with_where_they_came_from(env):
-    at = open_page("pages/teacher_review.py")
+    at = exchange(open_page("pages/teacher_review.py"))
     at.file_uploader(key="rv_import_file").set_value(("school-bank.txt", GIFT, "text/plain")).run()
     at.button(key="rv_import").click().run()
     assert not at.exception
@@ -35,7 +42,7 @@ def test_an_uploaded_file_becomes_drafts_with_where_they_came_from(env):
 
 def test_a_file_that_cannot_be_read_says_why_and_stores_nothing(env):
     before = store_of(env).query("SELECT count(*) FROM items")[0][0]
-    at = open_page("pages/teacher_review.py")
+    at = exchange(open_page("pages/teacher_review.py"))
     at.file_uploader(key="rv_import_file").set_value(("quiz.xml", b"<quiz><question>", "text/xml")).run()
     at.button(key="rv_import").click().run()
     assert not at.exception
@@ -44,7 +51,7 @@ def test_a_file_that_cannot_be_read_says_why_and_stores_nothing(env):
 
 
 def test_the_listed_items_download_as_moodle_xml(env):
-    at = open_page("pages/teacher_review.py")
+    at = exchange(open_page("pages/teacher_review.py"))
     listed = int(next(c.value for c in at.caption if c.value.endswith("item(s).")).split()[0])
     at.selectbox(key="rv_export_format").select("Moodle XML (.xml)").run()
     at.button(key="rv_export").click().run()
@@ -96,7 +103,7 @@ MOODLE_WITH_FILES = b"""<?xml version="1.0" encoding="UTF-8"?>
 
 
 def test_pictures_and_documents_that_came_with_a_question_are_shown_on_its_card(env):
-    at = open_page("pages/teacher_review.py")
+    at = exchange(open_page("pages/teacher_review.py"))
     at.file_uploader(key="rv_import_file").set_value(("files.xml", MOODLE_WITH_FILES, "text/xml")).run()
     at.button(key="rv_import").click().run()
     assert "Imported 1 question(s) from files.xml as drafts." in texts(at)
