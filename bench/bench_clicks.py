@@ -213,6 +213,19 @@ def click_button(rec: Recorder, name: str, action: str, button: str, until=None,
 
 # ---------------------------------------------------------------- the teacher's round
 
+def switch_tab(rec: Recorder, name: str, tab: str, action: str, until) -> Optional[float]:
+    """A click on the tab labelled ``tab``, timed: only the open tab is drawn, so a switch runs the page."""
+    tabs = main_area(rec.page).get_by_role("tab")
+    return rec.time(name, action, tabs.filter(has_text=tab).first.click, until)
+
+
+def student_tab(rec: Recorder, name: str, tab: str, n: int) -> None:
+    """The tab that shows one student (timed), then another student chosen there (timed)."""
+    student = main_area(rec.page).get_by_role("combobox", name="Student", exact=True)
+    if switch_tab(rec, name, tab, f"{tab} tab", student) is not None:
+        choose(rec, name, "change student", "Student", n + 1)
+
+
 def teacher_round(rec: Recorder, n: int, wanted: Callable[[str], bool]) -> None:
     page = rec.page
     if wanted("Home") and open_page(rec, "Home", "Home", "Teacher Workbench"):
@@ -232,26 +245,16 @@ def teacher_round(rec: Recorder, n: int, wanted: Callable[[str], bool]) -> None:
     if wanted("Exams") and open_page(rec, "Exams", "Exams", "Mock exams"):
         click_button(rec, "Exams", "build paper", "Build paper", main_area(page).get_by_role("heading", name="Assign to a class"))
     if wanted("Gradebook") and open_page(rec, "Gradebook", "Gradebook", "Gradebook"):
-        tabs = main_area(page).get_by_role("tab")
-        # Only the open tab is drawn: a tab switch runs the page.
-        if rec.time("Gradebook", "Student scripts tab", tabs.filter(has_text="Student scripts").first.click,
-                    main_area(page).get_by_role("combobox", name="Student", exact=True)) is not None:
-            choose(rec, "Gradebook", "change student", "Student", n + 1)
-        rec.time("Gradebook", "Marks tab back", tabs.filter(has_text="Marks").first.click,
-                 main_area(page).get_by_role("button", name="CSV"))
+        student_tab(rec, "Gradebook", "Student scripts", n)
+        switch_tab(rec, "Gradebook", "Marks", "Marks tab back", main_area(page).get_by_role("button", name="CSV"))
     if wanted("Class") and open_page(rec, "Class", "Class", "Class"):
         choose(rec, "Class", "change class", "Class", n + 1)
     if wanted("Analytics") and open_page(rec, "Analytics", "Analytics", "Analytics"):
         choose(rec, "Analytics", "change class", "Class", n + 1)
-        tabs = main_area(page).get_by_role("tab")
-        # Only the open tab is drawn, so a tab switch runs the page (from its cached reports): timed.
-        if rec.time("Analytics", "Student tab", tabs.filter(has_text="Student").first.click,
-                    main_area(page).get_by_role("combobox", name="Student", exact=True)) is not None:
-            choose(rec, "Analytics", "change student", "Student", n + 1)
-        rec.time("Analytics", "Items tab", tabs.filter(has_text="Items and blueprints").first.click,
-                 main_area(page).get_by_role("button", name="Run calibration"))
-        rec.time("Analytics", "Class tab back", tabs.filter(has_text="Class").first.click,
-                 main_area(page).get_by_role("heading", name="Students"))
+        student_tab(rec, "Analytics", "Student", n)
+        switch_tab(rec, "Analytics", "Items and blueprints", "Items tab",
+                   main_area(page).get_by_role("button", name="Run calibration"))
+        switch_tab(rec, "Analytics", "Class", "Class tab back", main_area(page).get_by_role("heading", name="Students"))
     if wanted("Settings"):
         open_page(rec, "Settings", "Settings", "Settings")
 
