@@ -29,7 +29,7 @@ from core.analytics import evidence, explain, reports
 from core.analytics.reports import readable
 from core.store import school
 from core.store.analytics_version import analytics_version
-from ui.activity import keep_running, wait_for_quiet
+from ui.activity import GaveUp, keep_running, pausing, wait_for_quiet
 
 # ---------------------------------------------------------------------------------------------------------------
 # Cached report reads
@@ -99,6 +99,9 @@ def load(wb, version: str, name: str, *args: Any) -> Any:
 log = logging.getLogger(__name__)
 READ_AHEAD = "analytics-read-ahead"
 READ_AHEAD_IDLE_S = 0.75   # reads ahead only once the app has been quiet this long: never slows a click
+# The Class tab of a class a teacher has open, read again after new answers: what the teacher sees first on coming
+# back, so it waits for a shorter pause (in a lesson, with the class answering, pauses of 0.75 s are rare).
+WATCH_IDLE_S = 0.25
 READ_AHEAD_GIVE_UP_S = 120
 _warmed: set[str] = set()
 _warm_lock = threading.Lock()
@@ -123,10 +126,10 @@ def warm(wb, version: str, code: str, student: Optional[str], blueprint: Optiona
     threading.Thread(target=_read_ahead, args=(wb, version, reads), name=READ_AHEAD, daemon=False).start()
 
 
-def _read_ahead(wb, version: str, reads: list[tuple]) -> None:
+def _read_ahead(wb, version: str, reads: list[tuple], idle_s: float = READ_AHEAD_IDLE_S) -> None:
     give_up = time.monotonic() + READ_AHEAD_GIVE_UP_S
     for name, *args in reads:
-        if not wait_for_quiet(READ_AHEAD_IDLE_S, give_up):   # someone is clicking: wait for a pause
+        if not wait_for_quiet(idle_s, give_up):   # someone is clicking: wait for a pause
             return
         try:
             load(wb, version, name, *args)
@@ -175,25 +178,30 @@ def _watch(wb) -> None:
             return
         for code in codes:
             if fresh.get(code) != version:
-                _read_ahead(wb, version, [("classes",), *((name, code) for name in CLASS_TAB)])
-                _draw_ahead(wb, version, code)
+                _read_ahead(wb, version, [("classes",), *((name, code) for name in CLASS_TAB)], WATCH_IDLE_S)
+                _draw_ahead(wb, version, code, pausing(WATCH_IDLE_S))
                 fresh[code] = version
 
 
 CLASS_TAB = ("overview", "abilities", "weakest", "matrix", "matrix_answers")
 
 
-def _draw_ahead(wb, version: str, code: str) -> None:
-    """The Class tab's figures, built for the data just read (``figure`` keeps them)."""
+def _draw_ahead(wb, version: str, code: str, pause: Callable[[], None]) -> None:
+    """The Class tab's figures, built for the data just read (``figure`` keeps them), each after ``pause()``."""
     try:
         overview, ability = load(wb, version, "overview", code), load(wb, version, "abilities", code)
         matrix, answers = load(wb, version, "matrix", code), load(wb, version, "matrix_answers", code)
         if not overview["activity"].empty:
+            pause()
             figure(activity_figure, overview["activity"])
         if not ability.empty:
+            pause()
             figure(abilities_figure, ability)
         if not matrix.empty:
+            pause()
             figure(heatmap_figure, matrix, answers)
+    except GaveUp:
+        log.info("Analytics: the app was not quiet before the charts' deadline; the page draws them when opened")
     except Exception as exc:   # the page builds them itself, and shows any error there
         log.warning("Analytics: drawing the charts ahead failed (%s); the page draws them when opened", exc)
 
