@@ -183,9 +183,15 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
+def _token_at(haystack: str, needle: str) -> Optional[int]:
+    """Where needle appears in haystack, not as part of a longer number or word (so key '4' is not found in
+    '14'); None when it does not."""
+    found = re.search(r"(?<![\w.])" + re.escape(needle) + r"(?![\w])", haystack)
+    return None if found is None else found.start()
+
+
 def _has_token(haystack: str, needle: str) -> bool:
-    """needle appears in haystack, not as part of a longer number or word (so key '4' is not found in '14')."""
-    return re.search(r"(?<![\w.])" + re.escape(needle) + r"(?![\w])", haystack) is not None
+    return _token_at(haystack, needle) is not None
 
 
 def leaks(at: AppTest, item_ids: Iterable[str], allowed: Iterable[str] = ()) -> tuple[list[str], int]:
@@ -212,8 +218,10 @@ def leaks(at: AppTest, item_ids: Iterable[str], allowed: Iterable[str] = ()) -> 
                 if len(key) < 3 or _has_token(legit, key):
                     continue
                 checked += 1
-                if _has_token(shown, key):
-                    found.append(f"key {key!r} of {it.id}")
+                where = _token_at(shown, key)
+                if where is not None:   # said with where it shows, so a failure tells what gave it away
+                    found.append(f"key {key!r} of {it.id} ({it.stem[:60]!r}) shown in "
+                                 f"{shown[max(0, where - 160):where + 60]!r}")
     return found, checked
 
 
