@@ -498,13 +498,14 @@ def question_heading(question: dict) -> str:
 
 
 def script_frame(script: dict) -> pd.DataFrame:
-    """A script's questions as one table: result, marks, the answer as typed, and whether a teacher changed it."""
+    """A script's questions as one table: result (right, partly right, wrong, not marked), marks, the answer as
+    typed, and whether a teacher changed it."""
     rows = []
     for q in script["questions"]:
         answer = q["answer"] if isinstance(q["answer"], str) or q["answer"] is None else str(q["answer"])
         rows.append({"Question": q["label"], "Section": q["section"],
                      "Result": "right" if q.get("correct") else "not marked" if q["marks_awarded"] is None
-                     else "wrong",
+                     else "partly right" if q["marks_awarded"] > 0 else "wrong",
                      "Marks": q["marks_awarded"], "Out of": q["marks"],
                      "Answer": answer if (answer or "").strip() else "(no answer)",
                      "Changed by the teacher": bool(q.get("overrides"))})
