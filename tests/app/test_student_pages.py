@@ -174,9 +174,17 @@ def everything_rendered(at: AppTest) -> list[str]:
             walk(child)
 
     walk(at._tree)
-    # A figure's SVG: what it shows is its text (labels, its description), not its drawing's coordinates.
-    return [" ".join(re.findall(r">([^<]*)<", t) + re.findall(r'aria-label="([^"]*)"', t)) if "<svg" in t else t
-            for t in out]
+    return [_shown_text(t) for t in out]
+
+
+def _shown_text(text: str) -> str:
+    """What a student can read of a string the page sent: of a figure's SVG or a small document (the exam's
+    clock), its text and descriptions, not its drawing's coordinates or its script (the clock's script holds
+    numbers such as the 300 seconds at which it turns red, which no student reads)."""
+    if "<svg" not in text and "<script" not in text:
+        return text
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", text, flags=re.DOTALL | re.IGNORECASE)
+    return " ".join(re.findall(r">([^<]*)<", text) + re.findall(r'aria-label="([^"]*)"', text))
 
 
 def _norm(text: str) -> str:
@@ -813,6 +821,10 @@ def test_nothing_rendered_before_marking_gives_an_answer_away(student):
     for index in range(len(at.segmented_control(key=f"exam_screen_{exam}").options)):   # every screen
         at.segmented_control(key=f"exam_screen_{exam}").set_value(index).run()
         numbers = [c.value for c in at.caption if c.value.startswith("Not answered yet:")]   # question numbers
+        # and what the paper itself says: its figures ("42 questions · 110 marks · 185 minutes") and its
+        # instructions (the formulae list names "1/2 ab sin C"), which a key can equal
+        numbers += [c.value for c in at.caption if " questions · " in c.value]
+        numbers += runner().view(exam)["exam"]["instructions"]
         found, n = leaks(at, [q["id"] for q in questions], allowed=["7", *numbers])
         assert not found, (index, found)
         checked += n
