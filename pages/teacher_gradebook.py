@@ -142,8 +142,7 @@ def question_detail(q: dict) -> None:
     text.stem(q["stem"])
     for k, option in enumerate(q["options"]):
         text.stem(f"**{chr(65 + k)}.** {option}")
-    answer = q["answer"] if isinstance(q["answer"], str) or q["answer"] is None else str(q["answer"])
-    text.add(f"**Answer:** {shared.plain(answer) if (answer or '').strip() else '(no answer)'}")
+    text.add(f"**Answer:** {shared.plain(gradebook.answer_text(q))}")
     if q["unreadable"]:
         text.flush()
         st.caption("The marker could not read this answer, so it was marked as it stands.")

@@ -497,17 +497,23 @@ def question_heading(question: dict) -> str:
     return f"{sign} Question {question['label']} · {marks}{changed}"
 
 
+def answer_text(question: dict) -> str:
+    """A script question's answer as the student gave it, "(no answer)" when blank."""
+    answer = question["answer"]
+    answer = "" if answer is None else answer if isinstance(answer, str) else str(answer)
+    return answer if answer.strip() else "(no answer)"
+
+
 def script_frame(script: dict) -> pd.DataFrame:
     """A script's questions as one table: result (right, partly right, wrong, not marked), marks, the answer as
     typed, and whether a teacher changed it."""
     rows = []
     for q in script["questions"]:
-        answer = q["answer"] if isinstance(q["answer"], str) or q["answer"] is None else str(q["answer"])
         rows.append({"Question": q["label"], "Section": q["section"],
                      "Result": "right" if q.get("correct") else "not marked" if q["marks_awarded"] is None
                      else "partly right" if q["marks_awarded"] > 0 else "wrong",
                      "Marks": q["marks_awarded"], "Out of": q["marks"],
-                     "Answer": answer if (answer or "").strip() else "(no answer)",
+                     "Answer": answer_text(q),
                      "Changed by the teacher": bool(q.get("overrides"))})
     return pd.DataFrame(rows, columns=["Question", "Section", "Result", "Marks", "Out of", "Answer",
                                        "Changed by the teacher"])
