@@ -65,6 +65,7 @@ class Cluster:
         self.data = self.root / "data"
         self.port = _free_port()
         self.as_root = os.geteuid() == 0
+        self.created: set[str] = set()
 
     def _run(self, *args: str) -> subprocess.CompletedProcess:
         cmd = list(args)
@@ -101,7 +102,15 @@ class Cluster:
         name = f"{prefix}_{uuid.uuid4().hex[:10]}"
         with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
             conn.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {template} STRATEGY FILE_COPY" if template else ""))
+        self.created.add(name)
         return self.url(name)
+
+    def _remove_secrets(self, name: str) -> None:
+        """The secrets file the workbench kept for database ``name`` in the project's data/ folder (not one
+        named by $WORKBENCH_SECRETS_FILE: that is the user's)."""
+        from core.store.postgres import PostgresStore
+        stem = PostgresStore.secrets_stem(name)
+        stem.with_name(f"{stem.name}.secrets.json").unlink(missing_ok=True)
 
     def drop_database(self, url: str) -> None:
         import psycopg
@@ -110,6 +119,8 @@ class Cluster:
         # autovacuum worker of the server's own) may not be ended by the test role.
         with psycopg.connect(self.url("postgres", user="postgres"), autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        self._remove_secrets(name)
+        self.created.discard(name)
 
     def stop(self) -> None:
         try:
@@ -118,6 +129,8 @@ class Cluster:
             pass  # already stopped; the folder goes anyway
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+            for name in self.created:
+                self._remove_secrets(name)
 
 
 def start_cluster(attempts: int = 3, durable: bool = False) -> Cluster:

@@ -224,14 +224,18 @@ class PostgresStore(Store):
     backend = "postgresql"
     dialect = POSTGRES
 
+    @staticmethod
+    def secrets_stem(dbname: str) -> Path:
+        """Not a file: where database ``dbname``'s secrets file goes (data/<name>-postgresql.secrets.json)."""
+        return PROJECT_ROOT / "data" / f"{dbname}-postgresql"
+
     def __init__(self, url: Optional[str] = None, read_only: bool = False, run_migrations: bool = True,
                  pool_size: Optional[int] = None):
         self.url = url = str(db_target(url))
         self.label = masked_url(url)
         parts = urllib.parse.urlsplit(url)
         dbname = urllib.parse.unquote(parts.path.lstrip("/")) or "postgres"
-        # Not a file: where this database's secrets file goes (data/<name>-postgresql.secrets.json).
-        self.path = PROJECT_ROOT / "data" / f"{dbname}-postgresql"
+        self.path = self.secrets_stem(dbname)
         self.read_only = read_only
         self._local = threading.local()
         self._lock = threading.Lock()
