@@ -255,6 +255,9 @@ def teacher_round(rec: Recorder, n: int, wanted: Callable[[str], bool]) -> None:
         switch_tab(rec, "Analytics", "Items and blueprints", "Items tab",
                    main_area(page).get_by_role("button", name="Run calibration"))
         switch_tab(rec, "Analytics", "Class", "Class tab back", main_area(page).get_by_role("heading", name="Students"))
+        rec.time("Analytics", "open the class charts", main_area(page).get_by_text(
+            "Answers per day and the spread of abilities").first.click,
+            main_area(page).get_by_text(re.compile(r"^(What are logits, abilities and intervals\?|No abilities yet)")))
     if wanted("Settings"):
         open_page(rec, "Settings", "Settings", "Settings")
 

@@ -43,15 +43,18 @@ overview, students_tab, items_tab, exams_tab = st.tabs(["Class", "Student", "Ite
 
 def class_tab() -> None:
     o = view.load(wb, version, "overview", code)
-    ability = view.load(wb, version, "abilities", code)
     cols = st.columns(4)
     words = explain.METRIC_HELP
     cols[0].metric("Students", o["students"], help=words["students"])
     cols[1].metric("Active in the last 7 days", o["active_7d"], help=words["active_7d"])
     cols[2].metric("Answers", f"{o['responses']:,}", help=words["responses"])
     cols[3].metric("Accuracy", f"{o['accuracy']:.0%}" if o["accuracy"] is not None else "–", help=words["accuracy"])
-    view.show_activity(o["activity"])
-    view.show_abilities(ability)
+    # Drawn once opened: the two charts were nearly half of what the browser built to open the page.
+    charts = st.expander("Answers per day and the spread of abilities", key="an_charts", on_change="rerun")
+    if charts.open:
+        with charts:
+            view.show_activity(o["activity"])
+            view.show_abilities(view.load(wb, version, "abilities", code))
     st.subheader("Weakest skills in the class")
     st.caption("Skills with the lowest mean mastery; share_below is the share of the class that needs work on it.")
     view.reading(readable.weakest(view.load(wb, version, "weakest", code)), f"{code}_weakest_skills", "an_weak")

@@ -99,6 +99,7 @@ def test_class_overview_student_items_and_exams(env):
     assert (len(shown[0]) == len(expected)) if shown else expected.empty
     at.run()
     assert "Newest calibration: cal_000001 (rasch, by family" in " ".join(values(at.caption))
+    at.session_state["an_charts"] = True
     open_tab(at, "Class")
     assert any("calibration cal_000001" in c for c in values(at.caption))  # abilities now from the calibration
 
@@ -119,12 +120,29 @@ def test_a_blueprint_distractors_and_parameters(env):
     assert "Misconceptions: which wrong option drew whom" in " ".join(values(at.markdown))
 
 
+def charts(at: AppTest) -> list[str]:
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+
+
+def test_the_class_charts_are_drawn_once_opened(env):
+    at = open_analytics()
+    assert charts(at) == ["Mastery by student and skill"]                    # the heatmap, at once
+    at.session_state["an_charts"] = True                                      # as a click on the expander does
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert charts(at) == ["Answers per day and accuracy",
+                          "Ability distribution (logits: 0 = an even chance on an average item)",
+                          "Mastery by student and skill"]
+
+
 def test_figures_are_explained_where_they_stand(env):
     at = open_analytics()
     assert all(m.proto.help for m in at.metric), [m.label for m in at.metric if not m.proto.help]
     helped = column_help(at)
     for col in ("mean_mastery", "share_below", "accuracy", "accuracy_low", "few_answers"):
         assert col in helped, col
+    at.session_state["an_charts"] = True
+    at.run()
     assert "0 is an item of average difficulty" in " ".join(values(at.caption))      # logits beside the histogram
     labels = [e.label for e in at.expander]
     assert {"What are logits, abilities and intervals?", "What is mastery?"} <= set(labels)
