@@ -522,8 +522,9 @@ def test_an_answer_to_an_exam_handed_in_elsewhere_is_refused_with_a_sentence(stu
     at = open_app(student, "pages/student_exam.py")
     click(at, "Start mock exam")
     sid = at.session_state["exam_sid"]
-    runner().command(sid, "submit")   # handed in from another tab while this one still shows the paper
     q = next(q for q in exam_questions(runner().view(sid)) if not q["options"] and not q.get("steps"))
+    show_question(at, sid, q["id"])   # its screen (the paper differs from student to student)
+    runner().command(sid, "submit")   # handed in from another tab while this one still shows the paper
     at.text_input(key=f"ex_{sid}_{q['id']}").input("12")
     at.run()
     assert not at.exception
