@@ -22,6 +22,7 @@ student = who["user"]
 
 SID = "exam_sid"            # the exam (or assigned evaluation) on screen
 CONFIRM = "exam_confirm"    # the submit button was pressed once: ask before handing in
+HANDED_IN = "exam_handed_in"  # Yes, submit my exam was pressed: the exam handed in, the results to draw
 _DRAWN = "exam_drawn"       # the whole page was just drawn (the hand-in part can use its view)
 OWN_SEED = "exam_own_seed"  # the seed of the next mock exam of the student's own (its paper drawn ahead)
 FLASH = "exam_flash"        # a message from a callback, shown on the next run
@@ -58,7 +59,7 @@ def open_exam(sid: str) -> None:
 
 
 def close_exam() -> None:
-    for key in (SID, CONFIRM):
+    for key in (SID, CONFIRM, HANDED_IN):
         st.session_state.pop(key, None)
 
 
@@ -282,11 +283,25 @@ def show_sitting(view: dict) -> None:
     hand_in(sid, [q for s in exam["sections"] for q in s["questions"]], view)
 
 
+def submit(sid: str) -> None:
+    """on_click of Yes, submit my exam: hand in, before this part runs (it then goes straight to the results,
+    drawing nothing of its own again). What the server saved is marked: every box is saved as it changes, so the
+    page sends no copy."""
+    try:
+        runner.command(sid, "submit")
+    except FlowError as exc:   # time ran out first: kept as late, and the next screen says so
+        exam_answers.refused(sid, exc, FLASH)
+    st.session_state.pop(CONFIRM, None)
+    st.session_state[HANDED_IN] = sid
+
+
 @activity.fragment
 def hand_in(sid: str, questions: list[dict], drawn: dict) -> None:
     """How many are answered (and which are not), Submit exam and the question before handing in: asking and
     answering "Keep working" redraw only this part, not the paper. ``drawn`` is the view the paper was drawn
     with; on this part's own runs the server is asked again."""
+    if st.session_state.pop(HANDED_IN, None) == sid:   # Yes, submit my exam: the whole page, the results
+        st.rerun()
     view = drawn if st.session_state.pop(_DRAWN, None) == sid else runner.view(sid)
     if view["stage"] != "sitting":   # time ran out meanwhile: the whole page shows what follows
         st.rerun()
@@ -312,16 +327,8 @@ def hand_in(sid: str, questions: list[dict], drawn: dict) -> None:
                        + ", ".join(str(n) for n in unreadable) + ". As they stand these answers will be marked "
                        "wrong; choose Keep working to correct them first.")
         cols = st.columns(2)
-        yes = cols[0].button("Yes, submit my exam", type="primary")
+        cols[0].button("Yes, submit my exam", type="primary", on_click=submit, args=(sid,))
         keep = cols[1].button("Keep working")
-    if yes:
-        # What the server saved is marked: every box is saved as it changes, so the page sends no copy.
-        try:
-            runner.command(sid, "submit")
-        except FlowError as exc:   # time ran out first: kept as late, and the next screen says so
-            exam_answers.refused(sid, exc, FLASH)
-        st.session_state.pop(CONFIRM, None)
-        st.rerun()   # the whole page: the results
     if keep:
         st.session_state.pop(CONFIRM, None)
         area.empty()
