@@ -115,6 +115,8 @@ def main() -> None:
             note(scene, "rerun with no change", timed(at.run))
             at.selectbox(key="an_class").set_value(CLASS)
             note(scene, "choose the class", timed(at.run))
+            at.session_state["an_charts"] = True   # the Class tab's charts, drawn once their section is opened
+            note(scene, "open the class charts", timed(at.run))
             time.sleep(args.pause)
             at.session_state["an_tab"] = "Student"
             note(scene, "open the Student tab", timed(at.run))
