@@ -252,8 +252,9 @@ def teacher_round(rec: Recorder, n: int, wanted: Callable[[str], bool]) -> None:
     if wanted("Analytics") and open_page(rec, "Analytics", "Analytics", "Analytics"):
         choose(rec, "Analytics", "change class", "Class", n + 1)
         student_tab(rec, "Analytics", "Student", n)
-        switch_tab(rec, "Analytics", "Items and blueprints", "Items tab",
-                   main_area(page).get_by_role("button", name="Run calibration"))
+        if switch_tab(rec, "Analytics", "Items and blueprints", "Items tab",
+                      main_area(page).get_by_role("button", name="Run calibration")) is not None:
+            choose(rec, "Analytics", "another blueprint", "Blueprint for distractors and parameters", n + 1)
         switch_tab(rec, "Analytics", "Class", "Class tab back", main_area(page).get_by_role("heading", name="Students"))
         rec.time("Analytics", "open the class charts", main_area(page).get_by_text(
             "Answers per day and the spread of abilities").first.click,
