@@ -109,8 +109,8 @@ class Cluster:
         """The secrets file the workbench kept for database ``name`` in the project's data/ folder (not one
         named by $WORKBENCH_SECRETS_FILE: that is the user's)."""
         from core.store.postgres import PostgresStore
-        stem = PostgresStore.secrets_stem(name)
-        stem.with_name(f"{stem.name}.secrets.json").unlink(missing_ok=True)
+        from core.store.secret_file import beside
+        beside(PostgresStore.secrets_stem(name)).unlink(missing_ok=True)
 
     def drop_database(self, url: str) -> None:
         import psycopg

@@ -187,19 +187,20 @@ CLASS_TAB = ("overview", "abilities", "weakest", "matrix", "matrix_answers")
 
 
 def _draw_ahead(wb, version: str, code: str, pause: Callable[[], None]) -> None:
-    """The Class tab's figures, built for the data just read (``figure`` keeps them), each after ``pause()``."""
+    """The Class tab's figures, built for the data just read (``figure`` keeps them), each after ``pause()``: the
+    heatmap first (the tab shows it at once), then the two charts of the section the teacher may open."""
     try:
         overview, ability = load(wb, version, "overview", code), load(wb, version, "abilities", code)
         matrix, answers = load(wb, version, "matrix", code), load(wb, version, "matrix_answers", code)
+        if not matrix.empty:
+            pause()
+            figure(heatmap_figure, matrix, answers)
         if not overview["activity"].empty:
             pause()
             figure(activity_figure, overview["activity"])
         if not ability.empty:
             pause()
             figure(abilities_figure, ability)
-        if not matrix.empty:
-            pause()
-            figure(heatmap_figure, matrix, answers)
     except GaveUp:
         log.info("Analytics: the app was not quiet before the charts' deadline; the page draws them when opened")
     except Exception as exc:   # the page builds them itself, and shows any error there

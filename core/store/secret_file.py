@@ -40,8 +40,12 @@ _lock = threading.RLock()
 def secrets_path(db_path: Union[str, Path]) -> Path:
     """Where the secrets of the database at ``db_path`` are kept."""
     configured = os.environ.get(SECRETS_ENV)
-    if configured:
-        return Path(configured)
+    return Path(configured) if configured else beside(db_path)
+
+
+def beside(db_path: Union[str, Path]) -> Path:
+    """The secrets file beside the database at ``db_path`` (where they are kept unless $WORKBENCH_SECRETS_FILE
+    names another)."""
     db_path = Path(db_path)
     return db_path.with_name(f"{db_path.stem}.secrets.json")
 
