@@ -175,8 +175,10 @@ def open_page(rec: Recorder, name: str, link: str, title) -> bool:
         "link", name=link, exact=True).click(), heading(page, title)) is not None
 
 
-def choose(rec: Recorder, name: str, action: str, label: str, pick: int, until=None) -> Optional[float]:
-    """Pick option number ``pick`` (cycling) of the select box labelled ``label``; the option click is timed."""
+def choose(rec: Recorder, name: str, action: str, label: str, pick: int, until=None,
+           among: Optional[set[str]] = None) -> Optional[float]:
+    """Pick option number ``pick`` (cycling) of the select box labelled ``label`` (counting only the options in
+    ``among``, when given); the option click is timed."""
     page = rec.page
     box = main_area(page).get_by_role("combobox", name=label, exact=True).first
     row = rec.row(name, action)
@@ -193,11 +195,15 @@ def choose(rec: Recorder, name: str, action: str, label: str, pick: int, until=N
             except Exception:  # noqa: BLE001 - not open yet: try again
                 if attempt == 2:
                     raise
-        count = options.count()
-        for k in range(count):   # the next option from ``pick`` on that is not the one chosen now
-            option = options.nth((pick + k) % count)
-            if option.inner_text().strip() != current:
-                break
+        if among is None:
+            texts = [t.strip() for t in options.all_inner_texts()]
+            usable = [k for k, t in enumerate(texts) if t != current]
+            option = options.nth(usable[pick % len(usable)])   # the next option from ``pick`` on, not the one now
+        else:   # the list shows a dozen options at a time: the wanted one is typed to bring it into view
+            wanted = sorted(among - {current})[pick % len(among - {current})]
+            box.fill(wanted, timeout=10_000)
+            option = options.filter(has_text=re.compile(f"^{re.escape(wanted)}$")).first
+            option.wait_for(timeout=5_000)
     except Exception as exc:  # noqa: BLE001 - Playwright's errors; the row says what went wrong
         row.errors.append(f"the select box '{label}' could not be opened: {str(exc).splitlines()[0][:120]}")
         page.keyboard.press("Escape")
@@ -226,7 +232,7 @@ def student_tab(rec: Recorder, name: str, tab: str, n: int) -> None:
         choose(rec, name, "change student", "Student", n + 1)
 
 
-def teacher_round(rec: Recorder, n: int, wanted: Callable[[str], bool]) -> None:
+def teacher_round(rec: Recorder, n: int, wanted: Callable[[str], bool], demo: "DemoClass") -> None:
     page = rec.page
     if wanted("Home") and open_page(rec, "Home", "Home", "Teacher Workbench"):
         pass
@@ -250,11 +256,14 @@ def teacher_round(rec: Recorder, n: int, wanted: Callable[[str], bool]) -> None:
     if wanted("Class") and open_page(rec, "Class", "Class", "Class"):
         choose(rec, "Class", "change class", "Class", n + 1)
     if wanted("Analytics") and open_page(rec, "Analytics", "Analytics", "Analytics"):
+        # To the second class and back: the tabs after it show the demo class, which has answers to read.
         choose(rec, "Analytics", "change class", "Class", n + 1)
+        choose(rec, "Analytics", "change class back", "Class", 0, among={demo.label})
         student_tab(rec, "Analytics", "Student", n)
         if switch_tab(rec, "Analytics", "Items and blueprints", "Items tab",
                       main_area(page).get_by_role("button", name="Run calibration")) is not None:
-            choose(rec, "Analytics", "another blueprint", "Blueprint for distractors and parameters", n + 1)
+            choose(rec, "Analytics", "another blueprint", "Blueprint for distractors and parameters", n + 1,
+                   among=demo.answered)
         switch_tab(rec, "Analytics", "Class", "Class tab back", main_area(page).get_by_role("heading", name="Students"))
         rec.time("Analytics", "open the class charts", main_area(page).get_by_text(
             "Answers per day and the spread of abilities").first.click,
@@ -334,6 +343,25 @@ def student_round(rec: Recorder, n: int, wanted: Callable[[str], bool]) -> None:
 
 
 # ---------------------------------------------------------------- setting up
+
+@dataclasses.dataclass
+class DemoClass:
+    """The demo class as its select box shows it, and the blueprints it answered (the Analytics Items tab's
+    blueprint is chosen among them, so the click reads answers rather than finding none)."""
+    label: str
+    answered: set[str]
+
+    @classmethod
+    def read(cls, db: Path) -> "DemoClass":
+        from core.analytics.reports import answered_blueprints
+        from core.store import school
+        store = Store(db)
+        try:
+            name = school.get_class(store, DEMO_CODE)["name"]
+            return cls(f"{DEMO_CODE} · {name}", set(answered_blueprints(store, DEMO_CODE)))
+        finally:
+            store.close()
+
 
 def prepare(db: Path) -> None:
     """The demo class with a mock exam assigned and handed in by three students (for the Gradebook), a second
@@ -481,6 +509,7 @@ def main() -> int:
         db = args.db or workdir / "bench.duckdb"
         print(f"Preparing {db} (demo class, a second class, drafts)…", flush=True)
         prepare(db)
+        demo = DemoClass.read(db)
         port = free_port()
         run_log = workdir / "runs.tsv"
         os.environ["WORKBENCH_RUN_LOG"] = str(run_log)   # the app records its script runs' lengths there
@@ -502,7 +531,7 @@ def main() -> int:
                     t_rec, s_rec = Recorder(teacher, "teacher", rows, runs), Recorder(student, "student", rows, runs)
                     for n in range(args.repeats):
                         print(f"Round {n + 1} of {args.repeats}…", flush=True)
-                        teacher_round(t_rec, n, wanted)
+                        teacher_round(t_rec, n, wanted, demo)
                         student_round(s_rec, n, wanted)
                     teacher_ctx.close()
                     student_ctx.close()

@@ -137,9 +137,20 @@ def fixes() -> None:
         view.table(found[1], f"{code}_blueprint_fixes", "an_fixes")
 
 
+def blueprint_choices() -> dict[str, str]:
+    """The blueprints to choose from, labelled: those the class answered first (most answered first), then the
+    rest, marked as having no answers from it."""
+    answered = [bp for bp in view.load(wb, version, "answered", code) if bp in lib.generators]
+    rest = sorted(set(lib.generators) - set(answered))
+    return {**{bp: bp for bp in answered}, **{bp: f"{bp} · no answers from this class" for bp in rest}}
+
+
 @activity.fragment
 def blueprint_detail() -> None:
-    bp = st.selectbox("Blueprint for distractors and parameters", sorted(lib.generators), key="an_bp")
+    choices = blueprint_choices()
+    bp = st.selectbox("Blueprint for distractors and parameters", list(choices), key="an_bp",
+                      format_func=choices.get, help="The blueprints this class answered come first, most answered "
+                                                    "first.")
     found = view.load(wb, version, "blueprint", code, bp)
     distractors, strategies, effects, by_value = (found[k] for k in ("distractors", "strategies", "effects",
                                                                        "by_value"))
@@ -220,4 +231,4 @@ for tab, body in ((overview, class_tab), (students_tab, student_tab), (items_tab
 view.keep_fresh(wb, code)
 roster = view.load(wb, version, "overview", code)["per_student"]
 view.warm(wb, version, code, st.session_state.get("an_student") or next(iter(roster["student"]), None),
-          st.session_state.get("an_bp") or min(lib.generators, default=None))
+          st.session_state.get("an_bp") or next(iter(blueprint_choices()), None))

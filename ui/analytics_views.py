@@ -46,6 +46,7 @@ _LOADERS: dict[str, Callable[..., Any]] = {
     "wright": lambda wb: reports.wright_map(wb.store),
     "levels": lambda wb: _levels(reports.latest_parameters(wb.store)[1]),
     "items": lambda wb, code: reports.item_table(wb.store, code),
+    "answered": lambda wb, code: reports.answered_blueprints(wb.store, code),
     "exams": lambda wb, code: reports.exam_report(wb.store, code),
     "evaluations": lambda wb, code: reports.evaluation_report(wb.store, code),
 }
@@ -121,7 +122,7 @@ def warm(wb, version: str, code: str, student: Optional[str], blueprint: Optiona
                           ("matrix_answers", code), ("parameters",), ("levels",), ("wright",), ("items", code),
                           ("exams", code), ("evaluations", code)]
     reads += [("student", student)] if student else []
-    reads += [("blueprint", code, blueprint)] if blueprint else []
+    reads += [("answered", code)] + ([("blueprint", code, blueprint)] if blueprint else [])
     # Not a daemon: the interpreter waits for it at exit instead of stopping it inside the database engine.
     threading.Thread(target=_read_ahead, args=(wb, version, reads), name=READ_AHEAD, daemon=False).start()
 
@@ -342,14 +343,13 @@ def heatmap_figure(matrix: pd.DataFrame, answers: Optional[pd.DataFrame] = None)
     counts = (answers.reindex(index=matrix.index, columns=matrix.columns).fillna(0).to_numpy(dtype=int)
               if answers is not None and not answers.empty else np.zeros(matrix.shape, dtype=int))
     few = np.where(counts < evidence.FEW_ANSWERS_MASTERY, " (few answers: a rough guide)", "")
-    custom = np.dstack([np.broadcast_to(np.array(skills, dtype=object), matrix.shape), counts.astype(object),
-                        few.astype(object)])
+    custom = np.dstack([counts.astype(object), few.astype(object)])   # the full name is the cell's x: not repeated
     many = len(skills) > 8
     fig = go.Figure(go.Heatmap(
         z=matrix.to_numpy(dtype=float), x=skills, y=students, zmin=0, zmax=1, colorscale="RdYlGn",
         customdata=custom, colorbar={"title": "mastery"}, xgap=1, ygap=1,
-        hovertemplate="<b>%{y}</b><br>%{customdata[0]}<br>mastery %{z:.2f} from %{customdata[1]} practice "
-                      "answers%{customdata[2]}<extra></extra>"))
+        hovertemplate="<b>%{y}</b><br>%{x}<br>mastery %{z:.2f} from %{customdata[0]} practice "
+                      "answers%{customdata[1]}<extra></extra>"))
     ticks = [readable.axis_label(s, width=24 if many else 14, lines=1 if many else 3) for s in skills]
     bottom = 150 if many else 70
     fig.update_xaxes(tickmode="array", tickvals=skills, ticktext=ticks, tickangle=-45 if many else 0, side="bottom",
@@ -363,8 +363,15 @@ def heatmap_figure(matrix: pd.DataFrame, answers: Optional[pd.DataFrame] = None)
     return fig
 
 
-def running_accuracy_figure(history: pd.DataFrame) -> go.Figure:
-    fig = go.Figure(go.Scatter(x=history["answer_number"], y=history["running_accuracy"], mode="lines",
+LINE_POINTS = 400   # a line drawn across the page shows no more; a keen student's thousands of answers drew slowly
+
+
+def running_accuracy_figure(history: pd.DataFrame, points: int = LINE_POINTS) -> go.Figure:
+    """Accuracy so far after each answer: every answer's point up to ``points`` answers, beyond that every k-th
+    (and the last), which a line as wide as the page draws the same."""
+    step = -(-len(history) // points) if len(history) > points else 1
+    shown = history.iloc[list(range(0, len(history) - 1, step)) + [len(history) - 1]] if step > 1 else history
+    fig = go.Figure(go.Scatter(x=shown["answer_number"], y=shown["running_accuracy"], mode="lines",
                                name="accuracy so far"))
     fig.update_layout(title="Running accuracy", xaxis={"title": "answer"},
                       yaxis={"title": "accuracy so far", "range": [0, 1]})
@@ -487,7 +494,7 @@ def show_student(report: dict, ability: pd.DataFrame) -> None:
     if history.empty:
         st.caption("This student has not answered anything yet.")
         return
-    chart(figure(running_accuracy_figure, history), "running_accuracy")
+    chart(figure(running_accuracy_figure, history[["answer_number", "running_accuracy"]]), "running_accuracy")
     mh = report["mastery_history"]
     if mh.empty:
         st.caption("No practice answers yet, so no mastery over time to show.")

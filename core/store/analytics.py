@@ -93,6 +93,16 @@ def responses(store: Store, class_code: Optional[str] = None, subject: Optional[
     return frame
 
 
+def answered_blueprints(store: Store, class_code: Optional[str] = None) -> list[str]:
+    """The blueprints with marked first-attempt answers (of a class, or anyone's), most answered first."""
+    where, params = _filters(class_code, None, None)
+    sql = f"""
+        SELECT i.blueprint_id FROM responses r JOIN items i ON i.id = r.item_id
+        WHERE {where} AND i.blueprint_id IS NOT NULL
+        GROUP BY 1 ORDER BY count(*) DESC, 1"""
+    return [row[0] for row in store.query(sql, params)]
+
+
 def unit_statistics(store: Store, class_code: Optional[str] = None, by: str = "family") -> pd.DataFrame:
     """Facility and discrimination per unit (item, family or skill), computed in the database.
 

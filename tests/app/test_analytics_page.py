@@ -120,6 +120,25 @@ def test_a_blueprint_distractors_and_parameters(env):
     assert "Misconceptions: which wrong option drew whom" in " ".join(values(at.markdown))
 
 
+def test_the_items_tab_opens_on_the_most_answered_blueprint_and_lists_the_answered_first(env):
+    from core.analytics import reports
+    from ui import shared
+    wb = shared._open(str(env["db"]))
+    answered = reports.answered_blueprints(wb.store, CLASS)
+    assert len(answered) > 3, answered
+    at = open_tab(open_analytics(), "Items and blueprints")
+    box = at.selectbox(key="an_bp")
+    assert box.value == answered[0]                                    # opens on what the class answered most
+    assert box.options[:len(answered)] == answered
+    rest = box.options[len(answered):]
+    assert rest and all(label.endswith(" · no answers from this class") for label in rest)
+    assert len(box.options) == len(wb.library.generators)
+    assert "Misconceptions: which wrong option drew whom" in " ".join(values(at.markdown))
+    box.set_value(sorted(set(wb.library.generators) - set(answered))[0]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "No multiple-choice answers on this blueprint from the class yet." in values(at.caption)
+
+
 def charts(at: AppTest) -> list[str]:
     return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
 
@@ -203,8 +222,10 @@ def test_the_mastery_heatmap_names_every_skill_in_full_on_hover(env):
     answers = reports.mastery_answers(wb.store, wb.library, CLASS)
     fig = view.heatmap_figure(matrix, answers)
     heat = fig.data[0]
-    assert [row[0] for row in heat.customdata[0]] == list(matrix.columns)        # the full names, on hover
-    assert "%{customdata[0]}" in heat.hovertemplate and "practice answers" in heat.hovertemplate
+    assert list(heat.x) == list(matrix.columns) and "%{x}" in heat.hovertemplate   # the full names, on hover
+    assert "from %{customdata[0]} practice answers" in heat.hovertemplate
+    counts = answers.reindex(index=matrix.index, columns=matrix.columns).fillna(0).astype(int).to_numpy()
+    assert [[int(cell[0]) for cell in row] for row in heat.customdata] == counts.tolist()
     assert heat.text is None and heat.texttemplate is None                          # nothing written in the cells
     ticks = dict(zip(fig.layout.xaxis.tickvals, fig.layout.xaxis.ticktext))
     longest = max(matrix.columns, key=len)
@@ -213,6 +234,20 @@ def test_the_mastery_heatmap_names_every_skill_in_full_on_hover(env):
     # as tall as its rows need
     tall = pd.DataFrame(0.5, index=[f"Student {i:02d}" for i in range(40)], columns=matrix.columns)
     assert view.heatmap_figure(tall).layout.height > fig.layout.height >= 26 * len(matrix)
+
+
+def test_a_keen_student_s_running_accuracy_is_drawn_from_at_most_a_page_s_width_of_points():
+    import numpy as np
+    import pandas as pd
+    from ui import analytics_views as view
+    right = np.random.default_rng(1).random(2679) < 0.7
+    history = pd.DataFrame({"answer_number": np.arange(1, 2680), "running_accuracy": right.cumsum() / np.arange(1, 2680)})
+    line = view.running_accuracy_figure(history).data[0]
+    assert len(line.x) <= view.LINE_POINTS + 1
+    assert (line.x[0], line.x[-1]) == (1, 2679)                          # from the first answer to the last
+    assert list(line.y) == list(history.set_index("answer_number").loc[list(line.x), "running_accuracy"])
+    few = history.head(120)
+    assert list(view.running_accuracy_figure(few).data[0].x) == list(few["answer_number"])   # every answer
 
 
 def test_new_data_shows_on_refresh_and_on_coming_back(env, monkeypatch):

@@ -35,7 +35,8 @@ def _option_table(items: pd.DataFrame, item: str) -> pd.DataFrame:
     key = _item_column(items, item)
     rows = []
     extra = "blueprint_id" in items.columns
-    for rec in items.to_dict("records"):
+    wanted = [key, "blueprint_id", "options", "correct_index", "option_strategies", "misconceptions"]
+    for rec in items[[c for c in dict.fromkeys(wanted) if c in items.columns]].to_dict("records"):
         options = _json(rec.get("options"))
         index = rec.get("correct_index")
         if not options or index is None or (isinstance(index, float) and math.isnan(index)) or index is pd.NA:
@@ -57,29 +58,39 @@ def _option_table(items: pd.DataFrame, item: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def _read_choices(pairs: pd.DataFrame, options: pd.DataFrame, item: str, answer: str) -> pd.Series:
-    """The option index each (item, answer) pair picked; -1 for blanks and answers that are no option.
+def _key(value: Any) -> Any:
+    """An answer as a dictionary key: blanks (None, NaN, NA) are one key, as pandas groups them."""
+    return None if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def _read_choices(pairs: list[tuple[Any, Any]], options: pd.DataFrame, item: str) -> list[int]:
+    """The option index each distinct (item, answer) pair picked; -1 for blanks and answers that are no option.
 
     Answers are stored as the option's text; a matching text is found by
     comparison. Anything else (a letter "b", an index "1", a number written
     differently) is read the way marking reads it, once per distinct pair.
     """
-    normed = options.assign(_norm=options["option"].map(_norm)).drop_duplicates([item, "_norm"])
-    keyed = pairs.assign(_norm=pairs[answer].map(_norm))
-    found = keyed.merge(normed[[item, "_norm", "option_index"]], on=[item, "_norm"], how="left")["option_index"]
-    found.index = pairs.index
-    todo = found.isna() & keyed["_norm"].fillna("").ne("")
-    if todo.any():
-        from core.marking import MarkingSpec, mark_answer  # only for answers given as letters, numbers, ...
-        texts = options.groupby(item, sort=False)["option"].agg(list)
-        keys = options[options["is_key"]].set_index(item)["option_index"]
-        for i, row in pairs[todo].iterrows():    # distinct (item, answer) pairs, not answers
-            opts, k = texts[row[item]], int(keys[row[item]])
-            picked = mark_answer(MarkingSpec(method="mcq", key=opts[k], options=opts, correct_index=k),
-                                 row[answer]).normalised_answer
-            if picked is not None and picked in opts:
-                found[i] = opts.index(picked)
-    return found.fillna(-1).astype(int)
+    by_text: dict[tuple[Any, Optional[str]], int] = {}
+    texts: dict[Any, list[str]] = {}
+    keys: dict[Any, int] = {}
+    for it, text, k, is_key in zip(options[item].tolist(), options["option"].tolist(),
+                                   options["option_index"].tolist(), options["is_key"].tolist()):
+        by_text.setdefault((it, _norm(text)), k)
+        texts.setdefault(it, []).append(text)
+        if is_key:
+            keys[it] = k
+    found = []
+    for it, given in pairs:
+        normed = _norm(given)
+        k = by_text.get((it, normed), -1)
+        if k < 0 and normed:
+            from core.marking import MarkingSpec, mark_answer  # only for answers given as letters, numbers, ...
+            opts, key = texts[it], keys[it]
+            picked = mark_answer(MarkingSpec(method="mcq", key=opts[key], options=opts, correct_index=key),
+                                 given).normalised_answer
+            k = opts.index(picked) if picked is not None and picked in opts else -1
+        found.append(k)
+    return found
 
 
 def distractors(responses: pd.DataFrame, items: pd.DataFrame, ability: Optional[Ability] = None,
@@ -106,37 +117,50 @@ def distractors(responses: pd.DataFrame, items: pd.DataFrame, ability: Optional[
         raise ValueError("none of the items is multiple choice (options and correct_index); "
                          "distractor analysis needs multiple-choice items")
     scored = item_scores(responses, student=student, item=item, **columns)
-    overall = scored.groupby(student)["points"].sum() / scored.groupby(student)["out_of"].sum()
-    mcq = scored[scored[item].isin(set(options[item]))]
-    if mcq.empty:
+    who, what, given = scored[student].tolist(), scored[item].tolist(), scored[answer].tolist()
+    points, out_of = {}, {}   # per student, over all their answers: the choosers' overall mark fraction
+    for s_, p, o in zip(who, scored["points"].tolist(), scored["out_of"].tolist()):
+        points[s_], out_of[s_] = points.get(s_, 0.0) + p, out_of.get(s_, 0.0) + o
+    offered = set(options[item].tolist())
+    rows = [(s_, it, _key(a)) for s_, it, a in zip(who, what, given) if it in offered]
+    if not rows:
         raise ValueError("no answers to the multiple-choice items given; check the items match the answers")
-    pairs = mcq[[item, answer]].drop_duplicates()
-    choice = _read_choices(pairs.reset_index(drop=True), options, item, answer)
-    pairs = pairs.reset_index(drop=True).assign(option_index=choice.to_numpy())
-    chosen = mcq.merge(pairs, on=[item, answer], how="left")
-    chosen["score_all"] = chosen[student].map(overall)
-    chosen["ability"] = chosen[student].map(_ability_series(ability, student)) if ability is not None else np.nan
-    counts = chosen.groupby([item, "option_index"]).agg(count=(student, "size"), mean_score=("score_all", "mean"),
-                                                         mean_ability=("ability", "mean")).reset_index()
-    answered = set(chosen[item])
-    table = options[options[item].isin(answered)]
-    blanks = counts[counts["option_index"] < 0][[item]].drop_duplicates()
-    if len(blanks):
-        extra = blanks.assign(option_index=-1, option=NO_OPTION, is_key=False, strategy=None)
-        if "blueprint_id" in table.columns:
-            extra["blueprint_id"] = extra[item].map(options.drop_duplicates(item).set_index(item)["blueprint_id"])
-        table = pd.concat([table, extra[table.columns]], ignore_index=True)
-    out = table.merge(counts, on=[item, "option_index"], how="left")
-    out["count"] = out["count"].fillna(0).astype(int)
-    out["share"] = out["count"] / out.groupby(item)["count"].transform("sum")
+    pairs = list(dict.fromkeys((it, a) for _, it, a in rows))     # distinct answers, read once each
+    choice = dict(zip(pairs, _read_choices(pairs, options, item)))
+    abilities = _ability_series(ability, student).to_dict() if ability is not None else {}
+    chosen: dict[tuple[Any, int], list[list[float]]] = {}   # (item, option): choosers' scores and abilities
+    for s_, it, a in rows:
+        scores, levels = chosen.setdefault((it, choice[(it, a)]), [[], []])
+        scores.append(points[s_] / out_of[s_])
+        if s_ in abilities:
+            levels.append(abilities[s_])
+    table = options[options[item].isin({it for _, it, _a in rows})]
+    records = table.to_dict("records")
+    with_blueprint = "blueprint_id" in options.columns
+    blueprint_of = dict(zip(options[item].tolist(), options["blueprint_id"].tolist())) if with_blueprint else {}
+    for it in dict.fromkeys(it for it, k in chosen if k < 0):   # the blank / not-an-option row of each item
+        records.append({item: it, **({"blueprint_id": blueprint_of.get(it)} if with_blueprint else {}),
+                        "option_index": -1, "option": NO_OPTION, "is_key": False, "strategy": None})
+    totals: dict[Any, int] = {}
+    for (it, _k), (scores, _l) in chosen.items():
+        totals[it] = totals.get(it, 0) + len(scores)
+    for rec in records:
+        scores, levels = chosen.get((rec[item], rec["option_index"]), ([], []))
+        rec.update(count=len(scores), share=len(scores) / totals[rec[item]] if totals.get(rec[item]) else np.nan,
+                   mean_score=math.fsum(scores) / len(scores) if scores else np.nan,
+                   mean_ability=math.fsum(levels) / len(levels) if levels else np.nan)
     criterion = "mean_ability" if ability is not None else "mean_score"
-    key_level = out[out["is_key"]].set_index(item)[criterion]
-    out["suspect"] = (~out["is_key"]) & (out["option_index"] >= 0) & (out["count"] >= min_count) & \
-        (out[criterion] >= out[item].map(key_level))
-    out = out[[c for c in options.columns] + ["count", "share", "mean_score", "mean_ability", "suspect"]]
-    out["_last"] = out["option_index"] < 0       # the blank / not-an-option row after the options
-    out = out.sort_values([item, "_last", "option_index"], kind="stable").drop(columns="_last")
-    return out.reset_index(drop=True)
+    key_level = {rec[item]: rec[criterion] for rec in records if rec["is_key"]}
+    for rec in records:
+        bar = key_level.get(rec[item], np.nan)
+        rec["suspect"] = bool(not rec["is_key"] and rec["option_index"] >= 0 and rec["count"] >= min_count
+                              and rec[criterion] >= bar)   # NaN on either side: not suspect
+    records.sort(key=lambda r: (r[item], r["option_index"] < 0, r["option_index"]))   # blanks after the options
+    out = pd.DataFrame(records, columns=list(options.columns) + ["count", "share", "mean_score", "mean_ability",
+                                                                 "suspect"])
+    out["strategy"] = pd.Series([r["strategy"] for r in records], dtype=object)   # None for the key and blanks
+    return out.astype({"option_index": "int64", "is_key": bool, "count": "int64", "share": float,
+                       "mean_score": float, "mean_ability": float, "suspect": bool})
 
 
 def strategy_summary(distractor_table: pd.DataFrame, by: Optional[str] = "blueprint_id",
@@ -150,20 +174,29 @@ def strategy_summary(distractor_table: pd.DataFrame, by: Optional[str] = "bluepr
     """
     t = _frame(distractor_table, "strategy_summary", {"item": item, "strategy": "strategy", "count": "count"})
     keys = [by] if by is not None and by in t.columns else []
-    per_item = t.groupby(item)["count"].sum()
-    d = t[(~t["is_key"]) & (t["option_index"] >= 0) & t["strategy"].notna()].copy()
-    d["offered"] = d[item].map(per_item)
-    d["w_score"] = d["mean_score"].fillna(0) * d["count"]
-    d["w_ability"] = d["mean_ability"].fillna(0) * d["count"]
-    d["has_ability"] = d["mean_ability"].notna() * d["count"]
-    g = d.groupby(keys + ["strategy"], dropna=False)
-    out = g.agg(items=(item, "nunique"), offered=("offered", "sum"), chosen=("count", "sum"),
-                w_score=("w_score", "sum"), w_ability=("w_ability", "sum"), has_ability=("has_ability", "sum"),
-                suspect_items=("suspect", "sum")).reset_index()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out["share"] = out["chosen"] / out["offered"]
-        out["mean_score"] = (out["w_score"] / out["chosen"]).where(out["chosen"] > 0)
-        out["mean_ability"] = (out["w_ability"] / out["has_ability"]).where(out["has_ability"] > 0)
-    out = out.drop(columns=["w_score", "w_ability", "has_ability"])
-    out = out[keys + ["strategy", "items", "offered", "chosen", "share", "mean_score", "mean_ability", "suspect_items"]]
+    per_item: dict[Any, int] = {}
+    for it, n in zip(t[item].tolist(), t["count"].tolist()):
+        per_item[it] = per_item.get(it, 0) + n
+    groups: dict[tuple, list] = {}   # (by, strategy): items, offered, chosen, weighted score and ability, suspects
+    columns = [t[c].tolist() for c in keys + ["strategy", item, "count", "mean_score", "mean_ability", "is_key",
+                                              "option_index", "suspect"]]
+    for *group, strategy, it, n, score, level, is_key, index, suspect in zip(*columns):
+        if is_key or index < 0 or _key(strategy) is None:
+            continue
+        g = groups.setdefault((*(_key(v) for v in group), strategy), [set(), 0, 0, 0.0, 0.0, 0, 0])
+        g[0].add(it)
+        g[1] += per_item[it]
+        g[2] += n
+        g[3] += (0.0 if _key(score) is None else score) * n
+        if _key(level) is not None:
+            g[4] += level * n
+            g[5] += n
+        g[6] += int(bool(suspect))
+    names = keys + ["strategy", "items", "offered", "chosen", "share", "mean_score", "mean_ability", "suspect_items"]
+    out = pd.DataFrame([(*group, len(its), offered, chosen, chosen / offered if offered else np.nan,
+                         w_score / chosen if chosen > 0 else np.nan, w_ability / has if has > 0 else np.nan, suspects)
+                        for group, (its, offered, chosen, w_score, w_ability, has, suspects) in groups.items()],
+                       columns=names)
+    out = out.astype({"items": "int64", "offered": "int64", "chosen": "int64", "share": float, "mean_score": float,
+                      "mean_ability": float, "suspect_items": "int64"})
     return out.sort_values(keys + ["share", "strategy"], ascending=[True] * len(keys) + [False, True]).reset_index(drop=True)

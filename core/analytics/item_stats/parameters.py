@@ -37,37 +37,62 @@ def _parameter_levels(items: pd.DataFrame, item: str, max_levels: int, bins: int
     cols = [key, "params"] + (["blueprint_id"] if "blueprint_id" in items.columns else [])
     for rec in items[cols].to_dict("records"):          # per item (JSON parsing), not per answer
         params = _json(rec["params"]) or {}
+        blueprint = rec.get("blueprint_id")
+        blueprint = "" if blueprint is None or blueprint is pd.NA or blueprint != blueprint else str(blueprint)
         if not isinstance(params, Mapping):
             raise ValueError(f"item {rec[key]!r}: params must be a JSON object of parameter values")
         for name, v in params.items():
             if not (_is_number(v) or isinstance(v, str) or v is None or isinstance(v, bool)):
                 v = json.dumps(v, sort_keys=True)
-            recs.append((rec[key], rec.get("blueprint_id") or "", str(name), v, _is_number(v)))
-    long = pd.DataFrame(recs, columns=[item, "blueprint_id", "parameter", "raw", "is_number"])
-    if long.empty:
+            recs.append((rec[key], blueprint, str(name), v, _is_number(v)))
+    if not recs:
         raise ValueError("none of the items has params (the generator's parameter values)")
-    parts = []
-    for _, part in long.groupby(["blueprint_id", "parameter"], sort=True):   # per parameter
-        part = part.copy()
-        numeric = bool(part["is_number"].all())
-        part["numeric"] = numeric
+    groups: dict[tuple[str, str], list[tuple]] = {}
+    for rec in recs:
+        groups.setdefault((rec[1], rec[2]), []).append(rec)
+    rows = []   # plain lists per parameter: a blueprint has a dozen parameters, and pandas per group is slow
+    for (bp, name), part in sorted(groups.items()):
+        raw = [r[3] for r in part]
+        numeric = all(r[4] for r in part)
         if not numeric:
-            part["x"] = np.nan
-            part["level"] = part["raw"].map(lambda v: "(none)" if v is None else str(v))
-            part["level_key"] = part["level"]
+            x = [np.nan] * len(raw)
+            level = ["(none)" if v is None else str(v) for v in raw]
+            level_key: list[Any] = level
         else:
-            x = part["raw"].astype(float)
-            part["x"] = x
-            if x.nunique() <= max_levels:
-                part["level"] = x.map(lambda v: f"{v:g}")
+            x = [float(v) for v in raw]
+            if len(set(x)) <= max_levels:
+                level = [f"{v:g}" for v in x]
             else:
-                codes = pd.Series(pd.qcut(x, q=bins, labels=False, duplicates="drop"), index=x.index)
-                ends = x.groupby(codes).agg(["min", "max"])
-                names = {c: f"{a:g}" if a == b else f"{a:g} to {b:g}" for c, (a, b) in ends.iterrows()}
-                part["level"] = codes.map(names)
-            part["level_key"] = part.groupby("level")["x"].transform("min")
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True).drop(columns=["raw", "is_number"])
+                codes = _quantile_bins(x, bins)
+                ends: dict[Any, list[float]] = {}
+                for c, v in zip(codes, x):
+                    lo_hi = ends.setdefault(c, [v, v])
+                    lo_hi[0], lo_hi[1] = min(lo_hi[0], v), max(lo_hi[1], v)
+                names = {c: f"{a:g}" if a == b else f"{a:g} to {b:g}" for c, (a, b) in ends.items()}
+                level = [names[c] for c in codes]
+            lowest: dict[str, float] = {}
+            for lv, v in zip(level, x):
+                lowest[lv] = min(lowest.get(lv, v), v)
+            level_key = [lowest[lv] for lv in level]
+        rows += [(r[0], bp, name, numeric, xv, lv, k) for r, xv, lv, k in zip(part, x, level, level_key)]
+    return pd.DataFrame(rows, columns=[item, "blueprint_id", "parameter", "numeric", "x", "level", "level_key"])
+
+
+def _quantile_bins(x: list[float], bins: int) -> list[int]:
+    """``pd.qcut(x, bins, labels=False, duplicates="drop")``: the bin of each value between the values' quantiles
+    (each bin closed on the right, the lowest value in the first), repeated quantiles merged."""
+    values = np.asarray(x, float)
+    edges = np.unique(np.quantile(values, np.linspace(0, 1, bins + 1)))
+    return np.clip(np.searchsorted(edges, values, side="left") - 1, 0, None).tolist()
+
+
+def _by_parameter(merged: pd.DataFrame, item: str) -> dict[tuple, dict[str, list]]:
+    """{(blueprint, parameter): {level: [row positions]}} of the answers x parameters table, in one pass."""
+    groups: dict[tuple, dict[str, list]] = {}
+    for at, (bp, name, level) in enumerate(zip(merged["blueprint_id"].tolist(), merged["parameter"].tolist(),
+                                                merged["level"].tolist())):
+        groups.setdefault((bp, name), {}).setdefault(level, []).append(at)
+    return groups
 
 
 def _parameter_answers(responses: pd.DataFrame, items: pd.DataFrame, student: str, item: str, max_levels: int,
@@ -95,11 +120,17 @@ def parameter_facility(responses: pd.DataFrame, items: pd.DataFrame, max_levels:
 
 
 def _facility_of(merged: pd.DataFrame, item: str) -> pd.DataFrame:
-    merged = merged.copy()
-    merged["_num"] = pd.to_numeric(merged["level_key"], errors="coerce")
-    out = merged.groupby(["blueprint_id", "parameter", "level"], sort=False).agg(
-        n=("value", "size"), n_items=(item, "nunique"), facility=("value", "mean"),
-        _num=("_num", "min"), _text=("level", "first")).reset_index()
+    items = merged[item].tolist()
+    values = merged["value"].to_numpy(float)
+    numbers = pd.to_numeric(merged["level_key"], errors="coerce").to_numpy(float)
+    rows = []
+    for (bp, name), levels in _by_parameter(merged, item).items():
+        for level, at in levels.items():
+            keys = numbers[at]
+            rows.append((bp, name, level, len(at), len({items[i] for i in at}), math.fsum(values[at]) / len(at),
+                         np.nanmin(keys) if not np.isnan(keys).all() else np.nan, level))
+    out = pd.DataFrame(rows, columns=["blueprint_id", "parameter", "level", "n", "n_items", "facility", "_num",
+                                      "_text"])
     out = out.sort_values(["blueprint_id", "parameter", "_num", "_text"], kind="stable")
     return out.drop(columns=["_num", "_text"]).reset_index(drop=True)
 
@@ -149,21 +180,24 @@ def parameter_effects(responses: pd.DataFrame, items: pd.DataFrame, max_levels: 
 
 
 def _effects_of(merged: pd.DataFrame, item: str, min_n: int) -> pd.DataFrame:
-    levels = merged.groupby(["blueprint_id", "parameter", "level"], sort=True)["value"].agg(["size", "mean"])
+    items = merged[item].tolist()
+    x_all, y_all = merged["x"].to_numpy(float), merged["value"].to_numpy(float)
+    numeric_all = merged["numeric"].tolist()
     rows = []
-    for (bp, name), part in merged.groupby(["blueprint_id", "parameter"], sort=True):   # per parameter
-        by = levels.loc[(bp, name)]
-        enough = by[by["size"] >= min_n]
-        numeric = bool(part["numeric"].iloc[0])
+    for (bp, name), levels in sorted(_by_parameter(merged, item).items()):   # per parameter
+        by = [(level, len(at), math.fsum(y_all[at]) / len(at)) for level, at in sorted(levels.items())]
+        enough = [(level, mean) for level, size, mean in by if size >= min_n]
+        means = [mean for _, mean in enough]
+        at = np.sort(np.concatenate([np.asarray(a) for a in levels.values()]))
+        numeric = bool(numeric_all[at[0]])
         row = {"blueprint_id": bp, "parameter": name, "kind": "numeric" if numeric else "categorical",
-               "n": len(part), "n_items": part[item].nunique(), "n_levels": len(by),
-               "spread": float(enough["mean"].max() - enough["mean"].min()) if len(enough) > 1 else np.nan,
-               "hardest": enough["mean"].idxmin() if len(enough) > 1 else None,
-               "easiest": enough["mean"].idxmax() if len(enough) > 1 else None,
+               "n": len(at), "n_items": len({items[i] for i in at}), "n_levels": len(by),
+               "spread": float(max(means) - min(means)) if len(enough) > 1 else np.nan,
+               "hardest": enough[means.index(min(means))][0] if len(enough) > 1 else None,
+               "easiest": enough[means.index(max(means))][0] if len(enough) > 1 else None,
                "r": np.nan, "logit_slope": np.nan}
         if numeric:
-            y = part["value"].to_numpy(float)
-            x = part["x"].to_numpy(float)
+            x, y = x_all[at], y_all[at]
             if x.std() > 0 and y.std() > 0:
                 row["r"] = float(np.corrcoef(x, y)[0, 1])
             row["logit_slope"] = _logit_slope(x, y)

@@ -16,7 +16,7 @@ from core.analytics.reports.class_overview import (abilities, class_overview, cl
 from core.analytics.reports.common import Z95, Progress, downloads
 from core.analytics.reports.exams import evaluation_report, exam_report
 from core.analytics.reports.fixes import NOISY_OUTFIT, RARE_SHARE, blueprint_fixes
-from core.analytics.reports.items import (blueprint_report, distractor_report, item_table, latest_parameters, parameter_report,
+from core.analytics.reports.items import (answered_blueprints, blueprint_report, distractor_report, item_table, latest_parameters, parameter_report,
                                           run_calibration, wright_map)
 from core.analytics.reports.student import mastery_over_time, student_report
 
@@ -37,6 +37,7 @@ __all__ = [
     "wright_map",
     "distractor_report",
     "blueprint_report",
+    "answered_blueprints",
     "parameter_report",
     "exam_report",
     "evaluation_report",

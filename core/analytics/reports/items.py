@@ -76,6 +76,11 @@ def parameter_report(store: Store, class_code: Optional[str], blueprint_id: str)
     return item_stats.parameter_tables(frame, meta)
 
 
+def answered_blueprints(store: Store, class_code: Optional[str]) -> list[str]:
+    """The blueprints a class (or, with None, anyone) has answered, most answered first: those with a report."""
+    return data.answered_blueprints(store, class_code)
+
+
 def blueprint_report(store: Store, class_code: Optional[str], blueprint_id: str,
                      ability: Optional[pd.Series] = None) -> dict[str, pd.DataFrame]:
     """``distractor_report`` and ``parameter_report`` of one blueprint from one read of its answers:
