@@ -260,6 +260,9 @@ def teacher_round(rec: Recorder, n: int, wanted: Callable[[str], bool], demo: "D
         choose(rec, "Analytics", "change class", "Class", n + 1)
         choose(rec, "Analytics", "change class back", "Class", 0, among={demo.label})
         student_tab(rec, "Analytics", "Student", n)
+        rec.time("Analytics", "open the student's charts", main_area(page).get_by_text(
+            "Running accuracy and mastery over time").first.click,
+            main_area(page).locator("[data-testid='stPlotlyChart']").first)
         if switch_tab(rec, "Analytics", "Items and blueprints", "Items tab",
                       main_area(page).get_by_role("button", name="Run calibration")) is not None:
             choose(rec, "Analytics", "another blueprint", "Blueprint for distractors and parameters", n + 1,

@@ -75,6 +75,11 @@ def student_tab() -> None:
     report = view.load(wb, version, "student", who)
     ability = view.load(wb, version, "abilities", code)
     view.show_student(report, ability[ability["student"] == who])
+    # Drawn once opened (and then for each student chosen): the two charts were most of what the browser drew.
+    charts = st.expander("Running accuracy and mastery over time", key="an_student_charts", on_change="rerun")
+    if charts.open:
+        with charts:
+            view.show_student_charts(report)
     st.subheader("Weak skills and what to practise next")
     view.reading(readable.student_mastery(report["recommendations"]), f"{who}_next", "an_next")
     st.subheader("Mastery by skill")

@@ -490,9 +490,15 @@ def show_student(report: dict, ability: pd.DataFrame) -> None:
         if a["n"] < evidence.FEW_ANSWERS_STUDENT:
             st.warning(f"This ability rests on {int(a['n'])} answers, fewer than {evidence.FEW_ANSWERS_STUDENT}: "
                        "read it as a rough guide until the student has answered more.", icon=":material/info:")
+    if report["history"].empty:
+        st.caption("This student has not answered anything yet.")
+
+
+def show_student_charts(report: dict) -> None:
+    """The student's running accuracy and mastery over time (drawn when their section is opened)."""
     history = report["history"]
     if history.empty:
-        st.caption("This student has not answered anything yet.")
+        st.caption("No answers yet, so nothing to chart.")
         return
     chart(figure(running_accuracy_figure, history[["answer_number", "running_accuracy"]]), "running_accuracy")
     mh = report["mastery_history"]

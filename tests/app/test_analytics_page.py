@@ -154,6 +154,21 @@ def test_the_class_charts_are_drawn_once_opened(env):
                           "Mastery by student and skill"]
 
 
+def test_a_student_s_charts_are_drawn_once_opened_and_follow_the_student_chosen(env):
+    at = open_tab(open_analytics(), "Student")
+    assert charts(at) == [] and "Running accuracy and mastery over time" in [e.label for e in at.expander]
+    assert "Ability (logits)" in [m.label for m in at.metric]                 # the figures and tables, at once
+    at.session_state["an_student_charts"] = True                              # as a click on the expander does
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert charts(at) == ["Running accuracy", "Mastery over time"]
+    first = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["y"]
+    at.selectbox(key="an_student").set_value(env["students"][6]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert charts(at) == ["Running accuracy", "Mastery over time"]             # still open, for the new student
+    assert json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["y"] != first
+
+
 def test_figures_are_explained_where_they_stand(env):
     at = open_analytics()
     assert all(m.proto.help for m in at.metric), [m.label for m in at.metric if not m.proto.help]
