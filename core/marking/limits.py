@@ -10,6 +10,7 @@ MAX_ANSWER_CHARS = 1000
 MAX_NUMBER_CHARS = 120          # longer than any number a student writes; keeps the regexes linear-ish
 MAX_NUMBER_DIGITS = 100
 MAX_DECIMAL_EXPONENT = 400      # 1e999999 must not become a million-digit integer
+TOO_LARGE = "That number is too large or too small to mark."
 MAX_EXPRESSION_CHARS = 600
 MAX_NODES = 400               # numbers, names and operations in one expression
 MAX_EXPONENT_VALUE = 10000    # (x-a)^6000 is evaluated, not expanded; 9^9^9 is never computed

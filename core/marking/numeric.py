@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Optional, Union
 
 from core.marking.precision import written_sig_figs
-from core.marking.limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_NUMBER_DIGITS
+from core.marking.limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_NUMBER_DIGITS, TOO_LARGE
 from core.marking.reading import _clean, _delatex
 
 
@@ -124,7 +124,7 @@ def _read_number(text: str, latex: bool = False, roots: bool = False, units: boo
         if exp_text is not None:
             exponent = int(exp_text)
             if abs(exponent) > MAX_DECIMAL_EXPONENT:
-                return "That number is too large or too small to mark."
+                return TOO_LARGE
             value *= Fraction(10) ** exponent
             kind = "scientific"
         else:

@@ -20,6 +20,7 @@ from core.marking import evaluation
 from core.marking import precision as pr
 from core.marking import units as un
 from core.marking.expressions import _read, _Refused, _Unreadable
+from core.marking.limits import TOO_LARGE
 from core.marking.numeric import _distance, _Number, _read_number, _show_number, _spec_units, \
     _unit_key, _within
 from core.marking.spec import MarkingSpec, _Outcome
@@ -412,6 +413,8 @@ def _mark_quantity(spec: MarkingSpec, text: str, key: _Key) -> _Outcome:
                 read["latex"] = _quantity_latex(value, q, number)
     except ValueError as exc:
         return _Outcome(False, str(exc), invalid=True)
+    except OverflowError:   # 1e999 in other units: exact as written, but no float holds it to convert
+        return _Outcome(False, TOO_LARGE, invalid=True)
     if converted is None:
         verdict, _ = _judge(spec, value, q.mantissa, q.decimal, key, key_unit)
         if verdict != "wrong":

@@ -9,6 +9,7 @@ from core.analytics import reports
 from core.store import Store
 from core.store import analytics as data
 from tests.analytics.classes import BLUEPRINTS, many_answers_class
+from tests.conftest import BACKENDS, backend_target
 
 CODE = "BR-1"
 
@@ -27,6 +28,20 @@ def test_the_blueprints_a_class_answered_come_most_answered_first(store):
     assert sorted(answered) == sorted(BLUEPRINTS)
     assert [counts[bp] for bp in answered] == sorted(counts, reverse=True)
     assert reports.answered_blueprints(store, "NO-SUCH-CLASS") == []
+
+
+@pytest.fixture(params=BACKENDS)
+def either_store(request, tmp_path):
+    st = Store(backend_target(request, tmp_path))
+    yield st
+    st.close()
+
+
+def test_both_engines_order_the_answered_blueprints_alike(either_store, library):
+    many_answers_class(either_store, library, CODE, students=4, answers=12)
+    counts = data.responses(either_store, CODE)["blueprint_id"].value_counts()
+    assert reports.answered_blueprints(either_store, CODE) == sorted(counts.index, key=lambda bp: (-counts[bp], bp))
+    assert reports.answered_blueprints(either_store, None) == reports.answered_blueprints(either_store, CODE)
 
 
 def test_one_read_gives_what_the_separate_reports_give(store):

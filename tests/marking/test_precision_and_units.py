@@ -66,6 +66,15 @@ def test_equivalent_units_are_converted(key, units, answer):
     assert ok(num(key, units=units), answer), (key, units, answer)
 
 
+@pytest.mark.parametrize("answer", ["1e999 km/h", "1e999x", "-1e999 km/h"])
+def test_a_number_too_large_to_convert_to_the_key_s_units_is_said_so_not_an_error(answer):
+    r = mark_answer(num("12.5", units="m/s"), answer)
+    assert not r.correct and not r.valid and r.refused is None
+    assert r.feedback == "That number is too large or too small to mark.", r.feedback
+    tiny = mark_answer(num("12.5", units="m/s"), "1e-999 km/h")   # converts to nothing: simply wrong
+    assert tiny.valid and not tiny.correct and tiny.feedback.startswith("Your answer needs to be within")
+
+
 def test_units_feedback_separates_number_from_units():
     spec = num("9.81", units="m/s^2")
     r = mark_answer(spec, "9.81")

@@ -86,7 +86,7 @@ def _quantile_bins(x: list[float], bins: int) -> list[int]:
     return np.clip(np.searchsorted(edges, values, side="left") - 1, 0, None).tolist()
 
 
-def _by_parameter(merged: pd.DataFrame, item: str) -> dict[tuple, dict[str, list]]:
+def _by_parameter(merged: pd.DataFrame) -> dict[tuple, dict[str, list]]:
     """{(blueprint, parameter): {level: [row positions]}} of the answers x parameters table, in one pass."""
     groups: dict[tuple, dict[str, list]] = {}
     for at, (bp, name, level) in enumerate(zip(merged["blueprint_id"].tolist(), merged["parameter"].tolist(),
@@ -124,7 +124,7 @@ def _facility_of(merged: pd.DataFrame, item: str) -> pd.DataFrame:
     values = merged["value"].to_numpy(float)
     numbers = pd.to_numeric(merged["level_key"], errors="coerce").to_numpy(float)
     rows = []
-    for (bp, name), levels in _by_parameter(merged, item).items():
+    for (bp, name), levels in _by_parameter(merged).items():
         for level, at in levels.items():
             keys = numbers[at]
             rows.append((bp, name, level, len(at), len({items[i] for i in at}), math.fsum(values[at]) / len(at),
@@ -184,7 +184,7 @@ def _effects_of(merged: pd.DataFrame, item: str, min_n: int) -> pd.DataFrame:
     x_all, y_all = merged["x"].to_numpy(float), merged["value"].to_numpy(float)
     numeric_all = merged["numeric"].tolist()
     rows = []
-    for (bp, name), levels in sorted(_by_parameter(merged, item).items()):   # per parameter
+    for (bp, name), levels in sorted(_by_parameter(merged).items()):   # per parameter
         by = [(level, len(at), math.fsum(y_all[at]) / len(at)) for level, at in sorted(levels.items())]
         enough = [(level, mean) for level, size, mean in by if size >= min_n]
         means = [mean for _, mean in enough]
