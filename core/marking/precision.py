@@ -122,10 +122,12 @@ def as_decimal(value) -> Optional[Decimal]:
             from decimal import localcontext
             with localcontext() as ctx:
                 ctx.prec = 40
-                return Decimal(value.numerator) / Decimal(value.denominator)
-        return Decimal(str(value))
+                exact = Decimal(value.numerator) / Decimal(value.denominator)
+        else:
+            exact = Decimal(str(value))
     except (InvalidOperation, ValueError, OverflowError):
         return None
+    return exact if exact.is_finite() else None   # a float that overflowed to inf, or nan
 
 
 def sig_fig_problem(rule: SigFigRule, written: tuple[int, int], value: Decimal, key: Decimal) -> Optional[str]:

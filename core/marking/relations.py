@@ -130,6 +130,7 @@ def _on_curve(diffs: list[Node], names: list[str]) -> list[dict]:
     last solved for (where the equation is polynomial in it after clearing fractions)."""
     from core.marking.algebra import _sympy, _to_sympy
     sp = _sympy()
+    from mpmath.libmp.libhyper import NoConvergence   # sympy's numerics (mpmath): loaded with it
     points: list[dict] = []
     for d in diffs:
         expr = sp.numer(sp.together(_to_sympy(d)))
@@ -145,7 +146,11 @@ def _on_curve(diffs: list[Node], names: list[str]) -> list[dict]:
                     break
                 if poly.degree() < 1 or poly.degree() > 12:
                     continue
-                for r in poly.nroots(n=30):
+                try:
+                    roots = poly.nroots(n=30)
+                except NoConvergence:   # coefficients such as 1e999: no roots to sample here, try the next values
+                    continue
+                for r in roots:
                     r = complex(r)
                     if abs(r.imag) < 1e-12:
                         points.append({**{n: float(env[n]) for n in others}, solve_for: r.real})

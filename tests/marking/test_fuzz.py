@@ -6,6 +6,7 @@ well as from arbitrary text.
 """
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -43,6 +44,17 @@ def check(answer: str) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(built)
 def test_answers_built_from_hostile_pieces_are_always_marked(answer):
+    check(answer)
+
+
+@pytest.mark.parametrize("answer", [
+    "1e999x",         # a huge number in a unit of another kind: converting it overflowed a float
+    "1e999²e",        # a constant that overflows to infinity, against a key with significant figures
+    "10^𝟖!",
+    "1e999 ×pi",
+    "1e999=lambda",   # an equation whose polynomial's roots do not converge numerically
+])
+def test_answers_the_property_tests_once_found_unmarkable_are_marked(answer):
     check(answer)
 
 
