@@ -123,7 +123,7 @@ def answer_box(question: dict, key: str, button: str, default: Any = None) -> tu
     if default is not None and key not in st.session_state:
         st.session_state[key] = default
     label = answer_label("Your answer", question)
-    text = st.text_input(label, key=key, placeholder=HINT)
+    text = st.text_input(label, key=key)   # the hint is the caption under it (read aloud, unlike a placeholder)
     shown_key = f"{key}__shown"
     shown_before = st.session_state.get(shown_key)
     reading = reading_for(question["id"], text)

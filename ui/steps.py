@@ -66,7 +66,7 @@ def answer_box(question: dict, key: str, button: str, default: Any = None) -> tu
         box = _key(key, step)
         if default is not None and box not in st.session_state:
             st.session_state[box] = _given(default, step)
-        st.text_input(box_label(question, step), key=box, placeholder="Type this step and press Enter")
+        st.text_input(box_label(question, step), key=box)   # how to see it read: the caption under the boxes
     answer = current(question, key)
     shown_key = f"{key}__shown"
     shown_before = st.session_state.get(shown_key)

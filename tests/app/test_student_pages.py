@@ -323,6 +323,7 @@ def test_an_empty_answer_is_refused_without_using_the_question(student):
     else:   # nothing typed: nothing to read, and the button waits for an answer
         assert button(at, "Check answer").disabled
         assert "press Enter to see how it is read" in texts(at, ("caption",))
+        assert not any("press Enter" in (box.placeholder or "") for box in at.text_input)   # said once, under it
     assert runner().view(sid)["stage"] == "question"
 
 
