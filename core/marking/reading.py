@@ -63,9 +63,23 @@ _DASHES = {ord(c): "-" for c in "\u2212\u2010\u2011\u2012\u2013\ufe63\uff0d"}
 _DASHES.update({ord("\u2044"): "/", ord("\u2215"): "/"})
 
 
+# Vulgar fractions (½, ¾, ⅞ ...): NFKC makes "2½" into "21⁄2", twenty-one halves. A digit before one makes a mixed
+# number ("2 1/2", as students write it by hand); anywhere else it is a bracketed fraction ("½x" is (1/2)x).
+_VULGAR = "".join(chr(c) for c in range(0x2190) if unicodedata.decomposition(chr(c)).startswith("<fraction>")
+                  and all(unicodedata.normalize("NFKC", chr(c)).split("\u2044")))   # not ⅟, a numerator alone
+_VULGAR_AFTER = re.compile(f"(?:(\\d)\\s*)?([{_VULGAR}])")
+
+
+def _vulgar(m: "re.Match[str]") -> str:
+    top, bottom = unicodedata.normalize("NFKC", m.group(2)).split("\u2044")
+    return f"{m.group(1)} {top}/{bottom}" if m.group(1) else f"({top}/{bottom})"
+
+
 def _clean(text: str) -> str:
-    """NFKC, one kind of minus, single spaces; superscripts become ^(...) first (NFKC would turn x² into x2)."""
+    """NFKC, one kind of minus, single spaces; superscripts become ^(...) first (NFKC would turn x² into x2), and
+    vulgar fractions written out (2½ is 2 1/2)."""
     text = _SUPERSCRIPT_RUN.sub(lambda m: "^(" + m.group().translate(_SUPERSCRIPTS) + ")", text)
+    text = _VULGAR_AFTER.sub(_vulgar, text)
     text = unicodedata.normalize("NFKC", text).translate(_DASHES)
     return " ".join(text.split())
 

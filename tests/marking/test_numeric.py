@@ -65,6 +65,15 @@ def test_negative_mixed_numbers_and_unicode_minus():
     assert not ok(spec, "-1 3/5")
 
 
+@pytest.mark.parametrize("answer, key", [("1¾", "1.75"), ("1 ¾", "1.75"), ("−1¾", "-1.75"), ("½", "0.5"),
+                                         ("12½", "12.5"), ("⅞", "0.875"), ("2⅓", "7/3")])
+def test_a_vulgar_fraction_after_a_whole_number_is_a_mixed_number(answer, key):
+    """NFKC turns 1¾ into 13⁄4 (thirteen quarters); it is read as written by hand, 1 3/4."""
+    r = mark_answer(num(key, tolerance_absolute=0.001), answer)
+    assert r.correct, (answer, r.feedback, r.read_as)
+    assert not ok(num("3.25", tolerance_absolute=0.001), "1¾")
+
+
 def test_fraction_reads_as_decimal():
     r = mark_answer(num("0.2"), "1/5")
     assert r.correct and r.normalised_answer == "0.2"
