@@ -81,6 +81,15 @@ def backend_target(request, tmp_path: Path):
     return request.getfixturevalue("pg_url")
 
 
+@pytest.fixture(params=BACKENDS)
+def store(request, tmp_path):
+    """A fresh store on each engine: a DuckDB file in the test's temp dir, and a PostgreSQL database of its own."""
+    from core.store import Store
+    s = Store(backend_target(request, tmp_path))
+    yield s
+    s.close()
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "duckdb_only: a test of the DuckDB file itself (locks, snapshots, damage)")
 

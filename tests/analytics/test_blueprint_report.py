@@ -9,59 +9,52 @@ from core.analytics import reports
 from core.store import Store
 from core.store import analytics as data
 from tests.analytics.classes import BLUEPRINTS, many_answers_class
-from tests.conftest import BACKENDS, backend_target
 
 CODE = "BR-1"
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory, library):
+def taught(tmp_path_factory, library):
+    """A class with plenty of answers to two blueprints, in a DuckDB file."""
     st = Store(tmp_path_factory.mktemp("blueprint_report") / "w.duckdb")
     many_answers_class(st, library, CODE, students=16, answers=30)
     yield st
     st.close()
 
 
-def test_the_blueprints_a_class_answered_come_most_answered_first(store):
-    answered = reports.answered_blueprints(store, CODE)
-    counts = data.responses(store, CODE)["blueprint_id"].value_counts()
+def test_the_blueprints_a_class_answered_come_most_answered_first(taught):
+    answered = reports.answered_blueprints(taught, CODE)
+    counts = data.responses(taught, CODE)["blueprint_id"].value_counts()
     assert sorted(answered) == sorted(BLUEPRINTS)
     assert [counts[bp] for bp in answered] == sorted(counts, reverse=True)
-    assert reports.answered_blueprints(store, "NO-SUCH-CLASS") == []
+    assert reports.answered_blueprints(taught, "NO-SUCH-CLASS") == []
 
 
-@pytest.fixture(params=BACKENDS)
-def either_store(request, tmp_path):
-    st = Store(backend_target(request, tmp_path))
-    yield st
-    st.close()
+def test_both_engines_order_the_answered_blueprints_alike(store, library):
+    many_answers_class(store, library, CODE, students=4, answers=12)
+    counts = data.responses(store, CODE)["blueprint_id"].value_counts()
+    assert reports.answered_blueprints(store, CODE) == sorted(counts.index, key=lambda bp: (-counts[bp], bp))
+    assert reports.answered_blueprints(store, None) == reports.answered_blueprints(store, CODE)
 
 
-def test_both_engines_order_the_answered_blueprints_alike(either_store, library):
-    many_answers_class(either_store, library, CODE, students=4, answers=12)
-    counts = data.responses(either_store, CODE)["blueprint_id"].value_counts()
-    assert reports.answered_blueprints(either_store, CODE) == sorted(counts.index, key=lambda bp: (-counts[bp], bp))
-    assert reports.answered_blueprints(either_store, None) == reports.answered_blueprints(either_store, CODE)
-
-
-def test_one_read_gives_what_the_separate_reports_give(store):
-    theta = reports.abilities(store, CODE).set_index("student")["theta"]
+def test_one_read_gives_what_the_separate_reports_give(taught):
+    theta = reports.abilities(taught, CODE).set_index("student")["theta"]
     for bp in BLUEPRINTS:
-        found = reports.blueprint_report(store, CODE, bp, ability=theta)
-        distractors, strategies = reports.distractor_report(store, CODE, bp, ability=theta)
-        effects, by_value = reports.parameter_report(store, CODE, bp)
+        found = reports.blueprint_report(taught, CODE, bp, ability=theta)
+        distractors, strategies = reports.distractor_report(taught, CODE, bp, ability=theta)
+        effects, by_value = reports.parameter_report(taught, CODE, bp)
         for name, alone in (("distractors", distractors), ("strategies", strategies), ("effects", effects),
                             ("by_value", by_value)):
             pd.testing.assert_frame_equal(found[name], alone, obj=f"{bp} {name}")
         assert not found["effects"].empty and not found["by_value"].empty, bp
 
 
-def test_the_tables_count_every_first_answer_once(store):
-    theta = reports.abilities(store, CODE).set_index("student")["theta"]
-    answers = data.responses(store, CODE)
+def test_the_tables_count_every_first_answer_once(taught):
+    theta = reports.abilities(taught, CODE).set_index("student")["theta"]
+    answers = data.responses(taught, CODE)
     assert (answers["item_type"] == "multiple_choice").any() and (answers["item_type"] != "multiple_choice").any()
     for bp in BLUEPRINTS:
-        found = reports.blueprint_report(store, CODE, bp, ability=theta)
+        found = reports.blueprint_report(taught, CODE, bp, ability=theta)
         mine = answers[answers["blueprint_id"] == bp]
         mcq = mine[mine["item_type"] == "multiple_choice"]
         if not mcq.empty:
@@ -74,8 +67,8 @@ def test_the_tables_count_every_first_answer_once(store):
         assert found["effects"]["n"].eq(len(mine)).all()
 
 
-def test_a_blueprint_nobody_answered_gives_empty_tables(store, library):
+def test_a_blueprint_nobody_answered_gives_empty_tables(taught, library):
     other = next(bp for bp in sorted(library.generators) if bp not in BLUEPRINTS)
-    found = reports.blueprint_report(store, CODE, other)
+    found = reports.blueprint_report(taught, CODE, other)
     assert set(found) == {"distractors", "strategies", "effects", "by_value"}
     assert all(table.empty for table in found.values())

@@ -171,13 +171,6 @@ def test_icc_frame_gives_rising_curves():
 # Stored calibrations and adaptive practice
 
 
-@pytest.fixture(params=BACKENDS)
-def store(request, tmp_path):
-    s = Store(backend_target(request, tmp_path))
-    yield s
-    s.close()
-
-
 def test_a_stored_calibration_round_trips_and_adaptive_practice_reads_it(store, library):
     frame, truth = family_responses(n_students=200, per_family=6)
     result = calibrate(frame, "rasch", "family")

@@ -524,13 +524,6 @@ def test_simulate_missing_and_adaptive_shapes():
 # Bulk storage
 
 
-@pytest.fixture(params=BACKENDS)
-def store(request, tmp_path):
-    s = Store(backend_target(request, tmp_path))
-    yield s
-    s.close()
-
-
 def test_import_and_load_responses_round_trip(store):
     df, items, _ = simulate(300, 20, missing=0.5, seed=26)
     assert import_responses(store, df) == len(df)

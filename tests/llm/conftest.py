@@ -15,8 +15,3 @@ def fake():
     server.close()
 
 
-@pytest.fixture(params=BACKENDS)
-def store(request, tmp_path):
-    s = Store(backend_target(request, tmp_path))
-    yield s
-    s.close()
