@@ -22,7 +22,7 @@ from core.flows import practice
 from core.flows.practice import difficulty_logit
 from core.store import Store
 from core.store import analytics as data
-from tests.conftest import BACKENDS, backend_target
+from tests.conftest import BACKENDS
 
 LEVELS = {"easy": 0.3, "medium": 0.5, "hard": 0.7}
 

@@ -20,9 +20,7 @@ from scipy.special import expit
 from core.analytics import irt
 from core.analytics.irt import (Abilities, ItemParams, ResponseData, eap, fit_2pl, fit_rasch, icc, item_fit,
                                 online_update, simulate)
-from core.store import Store
 from core.store.responses import import_responses, response_frame
-from tests.conftest import BACKENDS, backend_target
 
 
 def rmse_centred(estimate: np.ndarray, truth: np.ndarray) -> float:

@@ -1,11 +1,9 @@
-"""Fixtures the LLM tests share: a local fake OpenAI-compatible server and a store in a temp dir."""
+"""Fixtures the LLM tests share: a local fake OpenAI-compatible server (the store on both engines is the suite's own)."""
 from __future__ import annotations
 
 import pytest
 
-from core.store import Store
 from tests.llm.fake_openai import FakeOpenAI
-from tests.conftest import BACKENDS, backend_target
 
 
 @pytest.fixture
