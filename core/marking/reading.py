@@ -65,7 +65,10 @@ _DASHES.update({ord("\u2044"): "/", ord("\u2215"): "/"})
 
 # Vulgar fractions (½, ¾, ⅞ ...): NFKC makes "2½" into "21⁄2", twenty-one halves. A digit before one makes a mixed
 # number ("2 1/2", as students write it by hand); anywhere else it is a bracketed fraction ("½x" is (1/2)x).
-_VULGAR = "".join(chr(c) for c in range(0x2190) if unicodedata.decomposition(chr(c)).startswith("<fraction>")
+# Looked for where Unicode keeps them (¼ ½ ¾ in Latin-1, the rest among the Number Forms), not across every
+# character: marking is imported by every process that starts.
+_VULGAR = "".join(chr(c) for c in [*range(0xBC, 0xBF), *range(0x2150, 0x2190)]
+                  if unicodedata.decomposition(chr(c)).startswith("<fraction>")
                   and all(unicodedata.normalize("NFKC", chr(c)).split("\u2044")))   # not ⅟, a numerator alone
 _VULGAR_AFTER = re.compile(f"(?:(\\d)\\s*)?([{_VULGAR}])")
 

@@ -255,6 +255,16 @@ def parameter_case() -> tuple[pd.DataFrame, pd.DataFrame]:
     return df, items
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_parameter_values_are_binned_as_pandas_quantiles_bin_them(seed):
+    """Numeric parameters with many values are cut at their quantiles; the bins are pd.qcut's, ties and all."""
+    from core.analytics.item_stats.parameters import _quantile_bins
+    rng = np.random.default_rng(seed)
+    values = rng.integers(-5, 40, size=int(rng.integers(7, 200))).astype(float).tolist()   # many repeats
+    expected = pd.qcut(np.asarray(values), q=4, labels=False, duplicates="drop")
+    assert _quantile_bins(values, 4) == expected.tolist()
+
+
 def test_parameter_facility_by_value():
     df, items = parameter_case()
     out = parameter_facility(df, items)
