@@ -49,12 +49,7 @@ def class_tab() -> None:
     cols[1].metric("Active in the last 7 days", o["active_7d"], help=words["active_7d"])
     cols[2].metric("Answers", f"{o['responses']:,}", help=words["responses"])
     cols[3].metric("Accuracy", f"{o['accuracy']:.0%}" if o["accuracy"] is not None else "–", help=words["accuracy"])
-    # Drawn once opened: the two charts were nearly half of what the browser built to open the page.
-    charts = st.expander("Answers per day and the spread of abilities", key="an_charts", on_change="rerun")
-    if charts.open:
-        with charts:
-            view.show_activity(o["activity"])
-            view.show_abilities(view.load(wb, version, "abilities", code))
+    class_charts(o["activity"])
     st.subheader("Weakest skills in the class")
     st.caption("Skills with the lowest mean mastery; share_below is the share of the class that needs work on it.")
     view.reading(readable.weakest(view.load(wb, version, "weakest", code)), f"{code}_weakest_skills", "an_weak")
@@ -62,6 +57,25 @@ def class_tab() -> None:
     st.subheader("Students")
     st.caption("Accuracy with its 95% interval: from few answers it could be far from the student's real level.")
     view.reading(readable.students(o["per_student"]), f"{code}_students", "an_students")
+
+
+# The charts are drawn once their section is opened (they were nearly half of what the browser built to open the
+# page, and most of a student's section); opening or closing it reruns only that section, not the tables around it.
+@activity.fragment
+def class_charts(daily) -> None:
+    charts = st.expander("Answers per day and the spread of abilities", key="an_charts", on_change="rerun")
+    if charts.open:
+        with charts:
+            view.show_activity(daily)
+            view.show_abilities(view.load(wb, version, "abilities", code))
+
+
+@activity.fragment
+def student_charts(report: dict) -> None:
+    charts = st.expander("Running accuracy and mastery over time", key="an_student_charts", on_change="rerun")
+    if charts.open:
+        with charts:
+            view.show_student_charts(report)
 
 
 @activity.fragment
@@ -75,11 +89,7 @@ def student_tab() -> None:
     report = view.load(wb, version, "student", who)
     ability = view.load(wb, version, "abilities", code)
     view.show_student(report, ability[ability["student"] == who])
-    # Drawn once opened (and then for each student chosen): the two charts were most of what the browser drew.
-    charts = st.expander("Running accuracy and mastery over time", key="an_student_charts", on_change="rerun")
-    if charts.open:
-        with charts:
-            view.show_student_charts(report)
+    student_charts(report)
     st.subheader("Weak skills and what to practise next")
     view.reading(readable.student_mastery(report["recommendations"]), f"{who}_next", "an_next")
     st.subheader("Mastery by skill")

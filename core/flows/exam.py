@@ -22,7 +22,7 @@ import copy
 from typing import Any, Callable, Optional
 
 from core.flows import judging, preview, sitting
-from core.flows.remediation import diagnose
+from core.flows.remediation import diagnose, marking_spec
 from core.flows.base import Flow, FlowError, Step
 from core.flows.exam_plan import (DrawnQuestion, Offer, assemble_sections, available_marks, by_hand,  # noqa: F401
                                   exam_instructions, format_name, plan_section, topic_of)
@@ -31,7 +31,7 @@ from core.flows.marks import (SQA_GRADES, checked_marks, counted_marks, grade_fo
                               marks_out_of, missed, override_question, remarked, response_row, same_marking)
 from core.items.generator import Item
 from core.items.sources import NoQuestions
-from core.marking import INTERNAL_ERROR, MarkingSpecError, item_key_problem
+from core.marking import INTERNAL_ERROR, MarkingSpec, MarkingSpecError, spec_key_problem
 from core.store import repo, school
 
 GRACE_SECONDS = 5.0   # answers in flight when the clock runs out still count
@@ -327,7 +327,7 @@ class ExamFlow(Flow):
             s_awarded = s_total = 0.0
             for q in section["questions"]:
                 answer = state["saved"].get(q["id"], "")
-                item, diag, problem = self._marked(q["id"], answer, comma, stored.get(q["id"]))
+                item, spec, diag, problem = self._marked(q["id"], answer, comma, stored.get(q["id"]))
                 if problem is not None:
                     # Left out of the total (out of 0 marks): a question that cannot be marked costs the student
                     # nothing, and the rest of the exam is marked as usual.
@@ -340,7 +340,7 @@ class ExamFlow(Flow):
                                              "feedback": UNMARKED, "outcome_id": q["outcome_id"],
                                              "explanation": item.explanation if item else "", "unmarked": problem}
                     continue
-                assert item is not None and diag is not None
+                assert item is not None and spec is not None and diag is not None
                 mark = diag.mark
                 out_of = float(q["marks"])
                 score = mark.score * out_of / mark.max_score if mark.max_score else 0.0
@@ -357,7 +357,7 @@ class ExamFlow(Flow):
                                          "read_as_latex": None if q["options"] else mark.read_as_latex,
                                          "unreadable": _answered(answer) and not mark.valid,
                                          # marked by key points now; the LLM judge may read it for meaning later
-                                         "written": judging.is_written(item)}
+                                         "written": judging.is_written(spec)}
                 if diag.steps is not None:
                     # Answered step by step: each step's marks (scaled with the question's), and what was written.
                     scale = out_of / mark.max_score if mark.max_score else 1.0
@@ -386,28 +386,30 @@ class ExamFlow(Flow):
         step.status = "completed"
         return step
 
-    def _marked(self, item_id: str, answer: Any, comma: bool = False,
-                item: Optional[Item] = None) -> tuple[Optional[Item], Any, Optional[str]]:
-        """(item, diagnosis, None), or (item or None, None, why the question cannot be marked); ``item`` when
-        already loaded."""
+    def _marked(self, item_id: str, answer: Any, comma: bool = False, item: Optional[Item] = None
+                ) -> tuple[Optional[Item], Optional[MarkingSpec], Any, Optional[str]]:
+        """(item, its marking spec, diagnosis, None), or (item or None, None, None, why the question cannot be
+        marked); ``item`` when already loaded. The spec is built once: marking, the key's check and whether the
+        answer is written all read it."""
         try:
             item = item or self.item(item_id)
         except FlowError as exc:
-            return None, None, str(exc)
+            return None, None, None, str(exc)
         try:
-            diag = diagnose(item, answer, None, similar=False, decimal_comma=comma)
+            spec = marking_spec(item)
+            diag = diagnose(item, answer, None, similar=False, decimal_comma=comma, spec=spec)
         except MarkingSpecError as exc:
-            return item, None, f"its answer key cannot be read ({str(exc).rstrip('.')})"
+            return item, None, None, f"its answer key cannot be read ({str(exc).rstrip('.')})"
         except Exception as exc:  # deliberately broad: one broken question must not stop the exam being marked
-            return item, None, f"marking it failed ({type(exc).__name__}: {exc})"
+            return item, None, None, f"marking it failed ({type(exc).__name__}: {exc})"
         if diag.mark.refused == INTERNAL_ERROR:
-            return item, None, "the marker failed on it"
+            return item, None, None, "the marker failed on it"
         if not diag.mark.correct:
             # A wrong mark may be the key's fault: a key the marker does not accept marks everyone wrong.
-            problem = item_key_problem(item)
+            problem = spec_key_problem(spec)
             if problem is not None:
-                return item, None, problem.rstrip(".")
-        return item, diag, None
+                return item, None, None, problem.rstrip(".")
+        return item, spec, diag, None
 
     # ------------------------------------------------------------------ after marking: the teacher's part
     def cmd_override(self, state: dict, item_id: str, marks: Any, reason: str, teacher: str = "teacher") -> Step:

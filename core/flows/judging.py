@@ -49,12 +49,14 @@ _log = logging.getLogger("workbench.judge")
 # What is a written answer, what the judge said about one, and the flows' ``judge`` commands.
 
 
-def is_written(item: Item) -> bool:
-    """Whether an item is answered in words and marked by key points (``short_text``)."""
+def is_written(item: Item | MarkingSpec) -> bool:
+    """Whether an item (or the spec it is marked by) is answered in words and marked by key points
+    (``short_text``)."""
     try:
-        return MarkingSpec.from_item(item).method == "short_text"
+        spec = item if isinstance(item, MarkingSpec) else MarkingSpec.from_item(item)
     except MarkingSpecError:
         return False
+    return spec.method == "short_text"
 
 
 def matches_key(spec: MarkingSpec, answer: Any) -> bool:

@@ -42,16 +42,21 @@ class Diagnosis:
                 "answer_text": self.answer_text, "step_answers": self.step_answers, "steps": self.steps}
 
 
+def marking_spec(item: Item) -> MarkingSpec:
+    """The spec ``item`` is marked by, with its distractors' gap tags (raises MarkingSpecError)."""
+    return MarkingSpec.from_item(item, misconception_tags=(item.evaluation or {}).get("misconception_tags") or None)
+
+
 def diagnose(item: Item, answer: Any, source: Optional[QuestionSource] = None, seed: Any = 0,
              avoid: Optional[set[str]] = None, similar: bool = True, tutor: bool = True,
-             decimal_comma: bool = False) -> Diagnosis:
+             decimal_comma: bool = False, spec: Optional[MarkingSpec] = None) -> Diagnosis:
     """Mark ``answer`` and, when it is not fully right, explain and offer a similar item.
 
     With an LLM on the source (practice and lessons only), a short written
     answer is also judged by the LLM, and with ``tutor`` a wrong answer gets
-    the tutor's fuller remediation next to core's.
+    the tutor's fuller remediation next to core's. ``spec``: ``marking_spec(item)`` when already built.
     """
-    spec = MarkingSpec.from_item(item, misconception_tags=(item.evaluation or {}).get("misconception_tags") or None)
+    spec = spec or marking_spec(item)
     if decimal_comma:
         spec = dataclasses.replace(spec, decimal_comma=True)
     stepped = isinstance(answer, dict)   # one answer per step (the item's criteria have their own keys)

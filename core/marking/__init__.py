@@ -37,7 +37,7 @@ from typing import Any, Optional
 
 from core.marking.choices import letters as option_letters, options_in_words, read_letters, right_options
 from core.marking.criteria import _finish
-from core.marking.keys import item_key_problem, key_as_typed, key_problem
+from core.marking.keys import item_key_problem, key_as_typed, key_problem, spec_key_problem
 from core.marking.methods import _MARKERS
 from core.marking.reading import _answer_text
 from core.marking.spec import (METHODS, CriterionVerdict, MarkingSpec, MarkingSpecError, MarkResult, _Outcome,
@@ -56,7 +56,8 @@ from core.marking.reading import NOT_TEXT, TOO_LONG  # noqa: F401
 from core.marking.spec import FORMS  # noqa: F401
 
 __all__ = ["METHODS", "evaluate", "MarkingSpec", "MarkingSpecError", "CriterionVerdict", "MarkResult", "mark_answer",
-           "read_answer", "AnswerReading", "key_problem", "key_as_typed", "item_key_problem", "gap_tags_from_blueprint",
+           "read_answer", "AnswerReading", "key_problem", "key_as_typed", "item_key_problem", "spec_key_problem",
+           "gap_tags_from_blueprint",
            "mark_steps", "StepVerdict", "step_boxes", "step_answers", "final_text", "is_stepped",
            "option_letters", "options_in_words", "read_letters", "right_options"]
 

@@ -57,7 +57,16 @@ def item_key_problem(item: Any, blueprint: Any = None) -> Optional[str]:
         spec = MarkingSpec.from_item(item, blueprint)
     except MarkingSpecError as exc:
         return str(exc)
-    fingerprint = repr(spec)
+    return spec_key_problem(spec)
+
+
+_UNKEYED = ("misconceptions", "misconception_tags")   # what the distractors mean: no part of whether a key marks
+
+
+def spec_key_problem(spec: Any) -> Optional[str]:
+    """``key_problem(spec)``, remembered once accepted (an exam's marking reuses the check made ahead)."""
+    import dataclasses
+    fingerprint = repr([getattr(spec, f.name) for f in dataclasses.fields(spec) if f.name not in _UNKEYED])
     if fingerprint in _ACCEPTED:
         return None
     problem = key_problem(spec)

@@ -7,7 +7,6 @@ earns. ``_Outcome`` is one method's verdict before it is turned into marks.
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import ipaddress
 import math
@@ -142,8 +141,9 @@ class MarkingSpec:
         gap tags. A dict may also carry them under ``misconception_tags``.
         """
         if dataclasses.is_dataclass(item):
-            # Only the fields marking reads, copied (``to_dict`` would copy the whole item: parameters, media).
-            d = {name: copy.deepcopy(getattr(item, name)) for name in _MARKING_FIELDS if hasattr(item, name)}
+            # Only the fields marking reads (``to_dict`` would copy the whole item: parameters, media); read, not
+            # copied: the spec builds its own lists and mappings from them.
+            d = {name: getattr(item, name) for name in _MARKING_FIELDS if hasattr(item, name)}
         else:
             d = item.to_dict() if hasattr(item, "to_dict") else dict(item)
         ev = d.get("evaluation") or {}

@@ -61,6 +61,35 @@ def test_from_item_dict_and_json_round_trip(library):
     assert tagged.misconception_tags == {"off_by_1": "counting"}
 
 
+
+def test_a_spec_shares_nothing_it_could_change_with_its_item(library):
+    """from_item reads the item's fields without copying them: the spec's lists and mappings are its own."""
+    item = library.generator("SQA.PHYS.H.PHOTON_ENERGY").generate("hard", 3)
+    before = item.to_dict()
+    spec = MarkingSpec.from_item(item)
+    spec.options.append("x")
+    spec.accepted_answers.append("y")
+    spec.misconceptions["z"] = "1"
+    spec.criteria[0]["marks"] = 99
+    assert item.to_dict() == before
+
+
+def test_a_key_checked_without_the_distractors_tags_is_not_checked_again_with_them(library, monkeypatch):
+    """The check made ahead of marking (on the item) counts for the spec marking builds (with its gap tags)."""
+    from core.flows.remediation import marking_spec
+    from core.marking import keys
+    item = library.generator("SQA.PHYS.H.PHOTON_ENERGY").generate("hard", 3)
+    keys._ACCEPTED.clear()
+    assert keys.item_key_problem(item) is None
+    spec = marking_spec(item)
+    assert spec != MarkingSpec.from_item(item) or not item.misconceptions
+    checked = []
+    monkeypatch.setattr(keys, "key_problem", lambda s: checked.append(s) or "refused")
+    assert keys.spec_key_problem(spec) is None and checked == []
+    assert keys.spec_key_problem(MarkingSpec.from_item(item, misconception_tags={"x": "y"})) is None
+    other = MarkingSpec.from_item({**item.to_dict(), "correct_answer": "1"})
+    assert keys.spec_key_problem(other) == "refused" and checked == [other]   # another key is checked
+
 def test_from_item_dict_upgrades_ip_keys():
     base = {"correct_answer": "192.168.1.0", "options": [], "correct_index": None, "marks": 1,
             "evaluation": {"method": "exact_match"}, "marking_scheme": {"criteria": [], "total_marks": 1}}
