@@ -37,6 +37,9 @@ from core.items.sources import NoQuestions, QuestionSource, stem_key
 Progress = Optional[Callable[[int, int], None]]
 
 FILL_DRAWS = 40              # draws of one blueprint slot before settling for a repeat
+# Draws of a slot whose skill already settled for a repeat in this paper: the student has seen (nearly) all it
+# makes, and forty draws more per slot made a keen student's paper ten times the work.
+SPENT_DRAWS = 4
 MAX_COVERAGE_OUTCOMES = 6    # beyond this many outcomes, asking each is best effort (the check grows as 2^n)
 
 
@@ -325,12 +328,16 @@ def exam_instructions(spec, exam_format: Optional[str] = None) -> list[str]:
 
 
 def _draw(source: QuestionSource, offer: Offer, calculator: bool, seed: str, avoid: set[str],
-          section: str) -> Item:
-    """A fresh question from a slot's skill, worked by hand where the section has no calculator."""
+          section: str, spent: bool = False) -> tuple[Item, bool]:
+    """A fresh question from a slot's skill, worked by hand where the section has no calculator, and whether it
+    is fresh (False: a repeat, the best there was). ``spent``: the skill gave a repeat already in this paper, so
+    a repeat is taken after a few draws."""
     gen = source.library.generator(offer.skill_id)
     rng = random.Random(f"fill|{seed}")
     repeat: Optional[Item] = None
     for attempt in range(FILL_DRAWS):
+        if spent and repeat is not None and attempt >= SPENT_DRAWS:
+            break
         level = rng.choice(gen.cs.levels)
         try:
             item = gen.generate(level, f"{seed}/{attempt}" if attempt else seed)
@@ -339,10 +346,10 @@ def _draw(source: QuestionSource, offer: Offer, calculator: bool, seed: str, avo
         if not calculator and item.calculator == "optional" and not by_hand(item):
             continue
         if item.content_key not in avoid and item.id not in avoid and stem_key(item) not in avoid:
-            return item
+            return item, True
         repeat = repeat or item
     if repeat is not None:
-        return repeat   # every draw repeated something this student has seen: a repeat beats no exam
+        return repeat, False   # every draw repeated something this student has seen: a repeat beats no exam
     raise NoQuestions(f"{section}: skill {offer.skill_id} gave no question whose numbers can be worked without a "
                       f"calculator in {FILL_DRAWS} draws; mark it calculator: required or give it levels with "
                       f"whole-number answers")
@@ -395,6 +402,7 @@ def assemble_sections(source: QuestionSource, spec, student: str, seed: Any, exa
             avoid |= offer.keys
     total = sum(len(slots) for slots, _ in plans)
     filled = 0
+    spent: set[tuple[str, bool]] = set()   # (skill, calculator) slots that settled for a repeat
     drawn: list[list[tuple[Offer, Item]]] = []
     for s_index, (section, (slots, _)) in enumerate(zip(sections, plans)):
         questions = []
@@ -402,8 +410,12 @@ def assemble_sections(source: QuestionSource, spec, student: str, seed: Any, exa
             if offer.item is not None:
                 item = offer.item
             else:
-                item = _draw(source, offer, section.calculator_allowed,
-                             f"{student}|{seed}/{exam_count}/{s_index}/{q_index}", avoid, section.section)
+                skill = (offer.skill_id, section.calculator_allowed)
+                item, fresh = _draw(source, offer, section.calculator_allowed,
+                                    f"{student}|{seed}/{exam_count}/{s_index}/{q_index}", avoid, section.section,
+                                    spent=skill in spent)
+                if not fresh:
+                    spent.add(skill)
                 avoid |= {item.id, item.content_key, stem_key(item)}
             questions.append((offer, item))
             filled += 1

@@ -192,6 +192,31 @@ def test_a_non_calculator_paper_redraws_optional_skills_until_they_work_by_hand(
     assert optional   # Pythagoras and simple interest are asked without a calculator
 
 
+def test_a_student_who_has_seen_everything_gets_a_full_paper_without_forty_draws_a_question(library, banked,
+                                                                                        monkeypatch):
+    """Once a skill settles for a repeat in a paper, its other questions take a repeat after a few draws."""
+    from core.flows import exam_plan
+    from core.items import generator
+    monkeypatch.setattr(QuestionSource, "seen", lambda self, student: ({"seen"}, set()))
+    monkeypatch.setattr(exam_plan, "stem_key", lambda item: "seen")   # every question drawn repeats one seen
+    draws: Counter = Counter()
+    real = generator.SkillGenerator.generate
+    monkeypatch.setattr(generator.SkillGenerator, "generate",
+                        lambda self, level, seed, params=None: draws.update([self.bp.skill_id]) or
+                        real(self, level, seed, params))
+    spec = library.spec("Biology", "Nat 5")
+    drawn = assemble_sections(QuestionSource(library, banked), spec, "keen", "s", 1, False)
+    shape = spec.exam_format(None)
+    assert [sum(q.marks for q in part["questions"]) for part in drawn] == [s.marks for s in shape.assessment_structure]
+    generated = [q for part in drawn for q in part["questions"] if q.route == "generated"]
+    slots = Counter((topic_of(q.item), part["section"].calculator_allowed)
+                    for part in drawn for q in part["questions"] if q.route == "generated")
+    assert any(n > 1 for n in slots.values())   # skills asked more than once: the case in question
+    # The first slot of each skill (and calculator rule) draws in full, the others a few times at most.
+    most = sum(exam_plan.FILL_DRAWS + (n - 1) * exam_plan.SPENT_DRAWS for n in slots.values())
+    assert len(generated) <= sum(draws.values()) <= most
+
+
 # --------------------------------------------------------------------------
 # Course specs: formats, the topic cap, formulae
 
