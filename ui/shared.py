@@ -27,6 +27,7 @@ from core.jobs import warming
 from core.llm import LLMClient, LLMSettings, LLMStatus, llm_status, settings_fingerprint
 from core.marking import right_options, warm_up
 from core.store import Store, StoreError, default_db_path, repo
+from core.store import school
 from core.store.db import problem_kind, public_message, storage_error
 from core.workbench import Workbench, open_workbench
 from ui import activity
@@ -41,23 +42,25 @@ def _open(db_path: str | None) -> Workbench:
     atexit.register(_close_at_exit, wb.store)
     # Marking's slow first use, and each skill level's one-off sampling work (listing the parameter values its
     # constraints allow), done now in the background rather than during a student's first answer or exam.
-    _start_warm_up(wb.library)
+    _start_warm_up(wb.library, [(c["subject"], c["level"]) for c in school.list_classes(wb.store)])
     return wb
 
 
-_warming: dict[str, Any] = {"library": None, "thread": None}   # the library to warm up, the thread doing it
+# The library to warm up (and its classes' courses, done first), the thread doing it.
+_warming: dict[str, Any] = {"library": None, "courses": (), "thread": None}
 _warming_lock = threading.Lock()
 
 
-def _start_warm_up(library) -> None:
-    """One thread at a time, for the newest library (a database opened again loads its library again).
+def _start_warm_up(library, courses: Iterable[tuple[str, str]] = ()) -> None:
+    """One thread at a time, for the newest library (a database opened again loads its library again), the
+    skills of ``courses`` (subject, level) first.
 
     ``WORKBENCH_WARM_UP=0`` leaves it out (the test suite opens many databases in one process, and a warm-up
     of every skill costs seconds of CPU each time)."""
     if os.environ.get("WORKBENCH_WARM_UP", "1") == "0":
         return
     with _warming_lock:
-        _warming["library"] = library
+        _warming["library"], _warming["courses"] = library, tuple(courses)
         activity.keep_running(_warming, _warm_up, "warm up marking and sampling", daemon=True)
 
 
@@ -66,7 +69,8 @@ def _warm_up() -> None:
     done = None
     while _warming["library"] is not done:
         library = _warming["library"]
-        warming.warm_library(library)     # in a worker process: the app's page runs keep the interpreter
+        # In a worker process: the app's page runs keep the interpreter.
+        warming.warm_library(library, _warming["courses"])
         done = library
 
 

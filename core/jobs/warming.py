@@ -13,7 +13,7 @@ import dataclasses
 import logging
 import multiprocessing
 import os
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 from core.blueprints.compiler import compile_skill
 from core.blueprints.loader import BlueprintError, LoadedBlueprint, NodeIndex
@@ -81,13 +81,26 @@ def _slim(loaded: LoadedBlueprint) -> LoadedBlueprint:
     return dataclasses.replace(loaded, text="", index=NodeIndex(None))
 
 
-def warm_library(library: Any) -> int:
-    """Prepare every skill level of ``library`` in a worker process and install the results here.
+def warming_order(library: Any, first: Iterable[tuple[str, str]] = ()) -> list[str]:
+    """The skills to prepare, those of the courses ``first`` ((subject, level): the classes' own) before the
+    rest: a class's first mock exam is drawn from them, maybe within seconds of the server starting."""
+    wanted = {(subject.lower(), level.lower()) for subject, level in first}
+
+    def later(skill_id: str) -> bool:
+        meta = library.skills[skill_id].model.metadata
+        return ((meta.subject or "").lower(), (meta.level or "").lower()) not in wanted
+
+    return sorted((s for s in library.skills if s in library.generators), key=lambda s: (later(s), s))
+
+
+def warm_library(library: Any, first: Iterable[tuple[str, str]] = ()) -> int:
+    """Prepare every skill level of ``library`` in a worker process and install the results here, the skills of
+    the courses ``first`` first.
 
     Falls back to doing the work in this thread when no worker process can be started. Returns the
     components prepared.
     """
-    skills = [_slim(loaded) for _, loaded in sorted(library.skills.items()) if loaded.id in library.generators]
+    skills = [_slim(library.skills[s]) for s in warming_order(library, first)]
     taken = 0
     try:
         keep_main_out_of_workers()
@@ -101,7 +114,8 @@ def warm_library(library: Any) -> int:
     except (OSError, ValueError, RuntimeError, concurrent.futures.TimeoutError,
             concurrent.futures.process.BrokenProcessPool) as exc:
         _log.warning("Preparing question generation in a worker process failed (%s); doing it here instead", exc)
-        for _, gen in sorted(library.generators.items()):
+        for skill_id in warming_order(library, first):
+            gen = library.generators[skill_id]
             try:
                 gen.warm_up()
             except GenerationError as exc2:

@@ -24,6 +24,16 @@ def test_work_done_in_a_worker_is_taken_over_and_gives_the_same_items():
                 assert gen.generate(level, seed).content_key == fresh.generator(skill).generate(level, seed).content_key
 
 
+
+def test_the_classes_courses_are_prepared_first():
+    """A class's first mock exam may be drawn seconds after the server starts: its course's skills go first."""
+    lib = Library.load(FILES, exercise=False)
+    assert warming.warming_order(lib) == sorted(lib.generators)
+    assert warming.warming_order(lib, [("mathematics", "NAT 5")]) == [
+        "SQA.MATH.N5.VOLUME_SOLIDS", "MATH.ARITH.ADD.2DIGIT", "SQA.MATH.H.LINE_EQUATION"]
+    assert warming.warming_order(lib, [("Mathematics", "Higher"), ("Mathematics", "Nat 5")])[:2] == [
+        "SQA.MATH.H.LINE_EQUATION", "SQA.MATH.N5.VOLUME_SOLIDS"]
+
 def test_results_for_another_version_of_a_skill_are_not_taken():
     lib = Library.load(FILES[:1], exercise=False)
     gen = next(iter(lib.generators.values()))
