@@ -43,6 +43,34 @@ def start(kind: str, config: dict) -> None:
     open_exam(sid)
 
 
+def own_course() -> tuple[str, str]:
+    """The subject the list offers for a mock exam of one's own (the one last chosen, else the class's course)
+    and the key of its level's choice, both set in the session state before the choices are drawn."""
+    lib = wb.library
+    home_subject, home_level = courses.home_course(wb.store, lib, student)
+    subjects = courses.subjects(lib)
+    if st.session_state.get("ex_subject") not in subjects:
+        st.session_state["ex_subject"] = home_subject
+    subject = st.session_state["ex_subject"]
+    levels = courses.levels(lib, subject)
+    level_key = f"ex_level_{subject}"
+    if st.session_state.get(level_key) not in levels:
+        st.session_state[level_key] = home_level if home_level in levels else levels[0]
+    return subject, level_key
+
+
+def own_exam(subject: str, level: str) -> tuple[str, dict]:
+    """The start of the next mock exam of one's own in that course: its paper's seed is kept until it starts."""
+    return sittings.exam_start(subject, level, seed=st.session_state.setdefault(OWN_SEED, secrets.token_hex(8)))
+
+
+def draw_next_ahead() -> None:
+    """From the results of a mock exam of one's own: the next paper the list will offer, drawn while the student
+    reads them (another is likely to follow)."""
+    subject, level_key = own_course()
+    draw_ahead(*own_exam(subject, st.session_state[level_key]))
+
+
 def draw_ahead(kind: str, config: dict) -> None:
     """While the student reads the page, the paper a Start would give is drawn in the background: the click then
     finds its questions made (a paper of forty is a tenth of a second or more of work)."""
@@ -140,21 +168,13 @@ def show_choice() -> None:
                 st.caption(a["start_problem"])
 
     st.subheader("A mock exam of your own")
-    home_subject, home_level = courses.home_course(wb.store, lib, student)
-    subjects = courses.subjects(lib)
-    if st.session_state.get("ex_subject") not in subjects:
-        st.session_state["ex_subject"] = home_subject
+    subject, level_key = own_course()
     cols = st.columns(2)
-    subject = cols[0].selectbox("Subject", subjects, key="ex_subject")
-    levels = courses.levels(lib, subject)
-    level_key = f"ex_level_{subject}"
-    if st.session_state.get(level_key) not in levels:
-        st.session_state[level_key] = home_level if home_level in levels else levels[0]
-    level = cols[1].selectbox("Level", levels, key=level_key)
+    cols[0].selectbox("Subject", courses.subjects(lib), key="ex_subject")
+    level = cols[1].selectbox("Level", courses.levels(lib, subject), key=level_key)
     st.caption("A full paper in the course's exam format, with the exam's time allowed. "
                "Answers are saved as you go; you see your marks when you hand it in.")
-    seed = st.session_state.setdefault(OWN_SEED, secrets.token_hex(8))
-    kind, config = sittings.exam_start(subject, level, seed=seed)
+    kind, config = own_exam(subject, level)
     st.button("Start mock exam", type="primary", on_click=start, args=(kind, config))
     draw_ahead(kind, config)
 
@@ -454,6 +474,8 @@ def show_results(view: dict) -> None:
         more_gaps(view["session_id"], exam, blocks[FIRST_GAPS:])
     st.divider()
     st.button("Back to my exams", on_click=close_exam)   # before the next run: it draws only the list
+    if not view.get("assigned"):
+        draw_next_ahead()
 
 
 # ---------------------------------------------------------------------------

@@ -98,7 +98,8 @@ class ExamFlow(Flow):
             judge_marking(state["marking"], p)
 
     def view(self, state: dict) -> dict:
-        out = {"kind": self.kind, "stage": state["stage"], "subject": state["subject"], "level": state["level"]}
+        out = {"kind": self.kind, "stage": state["stage"], "subject": state["subject"], "level": state["level"],
+               "assigned": bool(state.get("assignment_id"))}
         pkg = state["package"]
         marking = state["marking"]
         if marking:

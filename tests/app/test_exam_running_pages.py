@@ -354,5 +354,14 @@ def test_the_paper_is_drawn_while_the_student_chooses_and_its_keys_checked_while
     assert wait_for(lambda: (sid, n) in checked)      # every question's key, while the paper is sat
     hand_in(at)
     assert at.title[0].value.endswith("your results")
+    # While the results are read, the next paper the list will offer is drawn: its Start finds it made.
+    following = at.session_state["exam_own_seed"]
+    assert following != seed
+    assert wait_for(lambda: (student["user"], {"subject": "Mathematics", "level": "Nat 5", "seed": following})
+                    in prepared)
+    made = len(generator._made)
     click(at, "Back to my exams")
-    assert at.session_state["exam_own_seed"] != seed
+    assert at.session_state["exam_own_seed"] == following
+    click(at, "Start mock exam")
+    assert runner().state(at.session_state["exam_sid"])["seed"] == following
+    assert len(generator._made) == made
