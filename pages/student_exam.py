@@ -298,8 +298,10 @@ def show_sitting(view: dict) -> None:
     watch_clock(sid, tuple(q["id"] for q in screen["questions"]))   # after the boxes: they have caught up
     st.divider()
     st.session_state[_DRAWN] = sid   # this run's view is fresh: the part below need not ask again
-    # Handing in checks the answer key of every question answered wrong: checked now, while the paper is sat.
-    activity.when_quiet(f"keys|{sid}", runner.prepare_marking, sid, activity.pausing())
+    # Handing in checks the answer key of every question answered wrong: checked now, while the paper is sat, a
+    # key at a time whenever the page has been still for a quarter of a second (work queued behind it, the next
+    # paper drawn ahead, waits for it).
+    activity.when_quiet(f"keys|{sid}", runner.prepare_marking, sid, activity.pausing(0.25), idle_s=0.25)
     hand_in(sid, [q for s in exam["sections"] for q in s["questions"]], view)
 
 

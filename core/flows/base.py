@@ -181,16 +181,23 @@ class Runner:
 
     def prepare_marking(self, session_id: str, pause: Callable[[], None] = lambda: None) -> int:
         """Check ahead the answer keys of the questions a session will mark when handed in (marking checks the key
-        of every question answered wrong), so handing in does not wait for it; ``pause()`` before each. Returns
-        how many were checked."""
+        of every question answered wrong), so handing in does not wait for it; ``pause()`` before each. Stops
+        once the session is handed in (the work waiting behind it is for the student's next click). Returns how
+        many were checked."""
         with self._lock(session_id):
             loaded = self._tick(session_id)
             ids = self.flow(loaded.session["kind"]).to_mark(loaded.state)
         items = repo.load_items(self.ctx.store, ids)
+        checked = 0
         for item in items.values():
             pause()
+            with self._lock(session_id):
+                cached = self._cache.get(session_id)
+                if cached is not None and not self.flow(cached.session["kind"]).to_mark(cached.state):
+                    break
             item_key_problem(item)   # kept when accepted; a refusal is found again, and said, at marking
-        return len(items)
+            checked += 1
+        return checked
 
     def load(self, session_id: str) -> Loaded:
         cached = self._cache.get(session_id)

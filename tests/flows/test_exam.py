@@ -307,3 +307,15 @@ def test_answer_keys_checked_while_the_paper_is_sat_are_not_checked_again_at_han
     assert result["marks_awarded"] == 0 and not result["notes"]
     assert checked == []   # every key was accepted ahead
     assert runner.prepare_marking(sid) == 0   # handed in: nothing left to check
+
+
+def test_checking_keys_ahead_stops_once_the_paper_is_handed_in(runner):
+    """Work waiting behind it (the next paper, drawn ahead) is not held up by checks no hand-in will use."""
+    sid = runner.start("exam", "amy", {"subject": "Mathematics", "level": "Nat 5", "seed": "stop"})
+    pauses = []
+
+    def pause():
+        pauses.append(1)
+        if len(pauses) == 4:
+            runner.command(sid, "submit")   # handed in between two checks
+    assert runner.prepare_marking(sid, pause) == 3 < len(questions(runner.view(sid)))
