@@ -81,10 +81,10 @@ def _slim(loaded: LoadedBlueprint) -> LoadedBlueprint:
     return dataclasses.replace(loaded, text="", index=NodeIndex(None))
 
 
-def warming_order(library: Any, first: Iterable[tuple[str, str]] = ()) -> list[str]:
+def warming_order(library: Any, first: Iterable[tuple[Optional[str], Optional[str]]] = ()) -> list[str]:
     """The skills to prepare, those of the courses ``first`` ((subject, level): the classes' own) before the
     rest: a class's first mock exam is drawn from them, maybe within seconds of the server starting."""
-    wanted = {(subject.lower(), level.lower()) for subject, level in first}
+    wanted = {((subject or "").lower(), (level or "").lower()) for subject, level in first}   # a class may have none
 
     def later(skill_id: str) -> bool:
         meta = library.skills[skill_id].model.metadata
@@ -93,7 +93,7 @@ def warming_order(library: Any, first: Iterable[tuple[str, str]] = ()) -> list[s
     return sorted((s for s in library.skills if s in library.generators), key=lambda s: (later(s), s))
 
 
-def warm_library(library: Any, first: Iterable[tuple[str, str]] = ()) -> int:
+def warm_library(library: Any, first: Iterable[tuple[Optional[str], Optional[str]]] = ()) -> int:
     """Prepare every skill level of ``library`` in a worker process and install the results here, the skills of
     the courses ``first`` first.
 

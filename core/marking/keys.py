@@ -60,7 +60,7 @@ def item_key_problem(item: Any, blueprint: Any = None) -> Optional[str]:
     return spec_key_problem(spec)
 
 
-_UNKEYED = ("misconceptions", "misconception_tags")   # what the distractors mean: no part of whether a key marks
+_UNKEYED = ("misconception_tags",)   # the distractors' gap tags: labels, no part of whether a key marks
 
 
 def spec_key_problem(spec: Any) -> Optional[str]:

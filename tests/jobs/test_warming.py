@@ -31,6 +31,7 @@ def test_the_classes_courses_are_prepared_first():
     assert warming.warming_order(lib) == sorted(lib.generators)
     assert warming.warming_order(lib, [("mathematics", "NAT 5")]) == [
         "SQA.MATH.N5.VOLUME_SOLIDS", "MATH.ARITH.ADD.2DIGIT", "SQA.MATH.H.LINE_EQUATION"]
+    assert warming.warming_order(lib, [(None, None)]) == sorted(lib.generators)   # a class with no course yet
     assert warming.warming_order(lib, [("Mathematics", "Higher"), ("Mathematics", "Nat 5")])[:2] == [
         "SQA.MATH.H.LINE_EQUATION", "SQA.MATH.N5.VOLUME_SOLIDS"]
 
