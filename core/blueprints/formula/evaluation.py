@@ -18,7 +18,6 @@ budget, which says what ran out of time.
 """
 from __future__ import annotations
 
-import ast
 import contextlib
 import math
 import threading
@@ -71,12 +70,6 @@ class _Evaluator(simpleeval.EvalWithCompoundTypes):
             if self.deadline >= self.budget.deadline:
                 raise TimeBudgetExceeded(self.budget.seconds)
             raise FormulaError("evaluation took too long")
-        if type(node) is ast.Name:
-            # A parameter, a table, a constant or a value computed before: data read from a blueprint (YAML or
-            # JSON, which hold no modules or functions) or a formula's result, checked as it was made. simpleeval
-            # would look through it for modules again at each use (every entry of a table: a third of making an
-            # item from a blueprint with one).
-            return self._eval_name(node)
         return super()._eval(node)
 
     def _eval_name(self, node):
@@ -137,7 +130,6 @@ def check_time_budget() -> None:
 
 
 def evaluate_compiled(formula: Formula, env: Mapping[str, Any], time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> Any:
-    """The formula's value over ``env``: names holding data (numbers, text, lists and mappings of them)."""
     ev = _evaluator()
     names = dict(CONSTANTS)
     names.update(env)
