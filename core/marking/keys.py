@@ -5,6 +5,7 @@ every student wrong; such an item must never reach a student.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Optional
 
 
@@ -65,7 +66,6 @@ _UNKEYED = ("misconception_tags",)   # the distractors' gap tags: labels, no par
 
 def spec_key_problem(spec: Any) -> Optional[str]:
     """``key_problem(spec)``, remembered once accepted (an exam's marking reuses the check made ahead)."""
-    import dataclasses
     fingerprint = repr([getattr(spec, f.name) for f in dataclasses.fields(spec) if f.name not in _UNKEYED])
     if fingerprint in _ACCEPTED:
         return None
