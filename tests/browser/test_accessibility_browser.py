@@ -387,6 +387,13 @@ class Keys:
         page.keyboard.press(key)
         page.wait_for_timeout(60)
         stop = self.focused()
+        # The browser scrolls the focused element into view on its next frames; on a busy machine that can take
+        # longer than 60 ms, so an element still off screen is looked at again for up to a second.
+        for _ in range(10):
+            if stop["seen"] or stop["tag"] in ("BODY", "HTML") or stop["grid"] >= 0:
+                break
+            page.wait_for_timeout(100)
+            stop = self.focused()
         left = before.evaluate("e => e.isConnected && e !== document.activeElement && !['BODY', 'HTML'].includes("
                                f"e.tagName) && !e.closest('{GRID}')")
         if left and before.evaluate(RING) == ring:   # nothing about it changed as the focus left it
