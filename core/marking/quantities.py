@@ -355,7 +355,20 @@ def _mark_number(spec: MarkingSpec, text: str, key: _Key) -> _Outcome:
     if wrong_unit:
         feedback = feedback.rstrip(".") + f", and the unit should be {unit}." if verdict != "right" else \
             f"That's right, but the unit should be {unit}."
-    return _outcome(verdict, feedback, shown, spec, value, latex=shown)
+    latex = _fraction_latex(a) if value == a.value else None
+    return _outcome(verdict, feedback, shown, spec, value, latex=latex or shown)
+
+
+def _fraction_latex(a: _Number) -> Optional[str]:
+    """A fraction or mixed number of whole numbers shown back as it was typed (5/2 as 5 over 2, 2 1/2 as
+    two and a half), not as a decimal that may not end (1/3 read back as 0.3333333333 worries a student who
+    wrote a third). The plain reading (``normalised``) stays the decimal, which answers are compared by."""
+    if a.fraction is None or a.kind not in ("fraction", "mixed") or a.percent:
+        return None
+    num, den, _ = a.fraction
+    sign = "-" if a.value < 0 else ""
+    whole = abs(a.value) - Fraction(num, den) if a.kind == "mixed" else 0
+    return f"{sign}{whole if whole else ''}\\frac{{{num}}}{{{den}}}"
 
 
 def _as_written(text: str) -> str:

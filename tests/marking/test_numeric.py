@@ -80,6 +80,17 @@ def test_fraction_reads_as_decimal():
     assert mark_answer(num("0.3333"), "1/3").normalised_answer == "0.3333333333"
 
 
+@pytest.mark.parametrize("answer, key, latex", [("1/3", "1/3", r"\frac{1}{3}"), ("1 1/3", "4/3", r"1\frac{1}{3}"),
+                                               ("-2 1/2", "-2.5", r"-2\frac{1}{2}"), ("2⅓", "7/3", r"2\frac{1}{3}"),
+                                               ("½", "0.5", r"\frac{1}{2}"), ("5/2", "2.5", r"\frac{5}{2}"),
+                                               ("3.5/2", "1.75", "1.75"), ("2.5", "2.5", "2.5")])
+def test_a_fraction_or_mixed_number_is_shown_back_as_typed(answer, key, latex):
+    """The read-back shows a third as a third, not 0.3333333333; the plain reading stays the decimal."""
+    r = mark_answer(num(key, tolerance_absolute=0.001), answer)
+    assert r.correct and r.read_as_latex == latex
+    assert "frac" not in r.normalised_answer
+
+
 @pytest.mark.parametrize("answer", ["3.2e-19", "3.2E-19", "3.2 e-19", "3.2 x 10^-19", "3.2x10^-19", "3.2×10^-19",
                                     "3.2 × 10^-19", "3.2 * 10**-19", "3.2*10^(-19)", "3.2 × 10⁻¹⁹",
                                     r"3.2 \times 10^{-19}", "32e-20", "0.00000000000000000032", "3.2e-19 J"])
