@@ -45,6 +45,7 @@ DEFAULT_MAX_ATTEMPTS = 3
 MAX_ATTEMPTS_LIMIT = 10
 RETRY_BELOW = 0.7          # the seed's "retry the lesson" line, on card accuracy
 DRAW_TRIES = 12            # redraws before accepting an item the student has seen
+EXAMPLE_TRIES = 10         # draws for a worked example of the same kind as the card's question
 MAX_TIME_MS = 24 * 3600 * 1000
 
 
@@ -501,7 +502,8 @@ class LessonFlow(Flow):
                 level = item.difficulty_level
             else:   # a bank question: the level nearest its difficulty, one easier for an example
                 level = easier_level(levels, min(levels, key=lambda n: abs(levels[n].value - item.difficulty_value)))
-            example_item = self._draw(gen, level, f"{seed}/example", avoid | {item.content_key, stem_key(item)})
+            example_item = self._example(gen, level, f"{seed}/example", avoid | {item.content_key, stem_key(item)},
+                                         item if item.blueprint_id == skill else None)
             if example_item.content_key != item.content_key and stem_key(example_item) != stem_key(item):
                 # The student reads this one with its answer, so it counts as seen.
                 avoid |= {example_item.content_key, stem_key(example_item)}
@@ -537,6 +539,30 @@ class LessonFlow(Flow):
             return self.ctx.library.generator(skill)
         except LibraryError as exc:
             raise FlowError(str(exc)) from None
+
+    @classmethod
+    def _example(cls, gen: SkillGenerator, level: str, seed: str, avoid: set[str], question: Optional[Item]) -> Item:
+        """A worked example for the card, of the same kind as its question where the skill has kinds: a skill
+        whose items differ in a worded parameter (a sphere, a cone or a prism to find the volume of) is drawn a
+        few times for an example sharing the question's words, so its steps are the ones the question needs."""
+        example = cls._draw(gen, level, seed, avoid)
+        worded = {k: v for k, v in ((question.generation_params or {}) if question else {}).items()
+                  if isinstance(v, str)}
+        if not worded:
+            return example
+
+        def shared(candidate: Item) -> int:
+            theirs = candidate.generation_params or {}
+            return sum(theirs.get(k) == v for k, v in worded.items())
+
+        best = shared(example)
+        for k in range(EXAMPLE_TRIES):
+            if best == len(worded):
+                break
+            candidate = cls._draw(gen, level, f"{seed}/like{k}", avoid)
+            if shared(candidate) > best and candidate.content_key not in avoid:
+                example, best = candidate, shared(candidate)
+        return example
 
     @staticmethod
     def _draw(gen: SkillGenerator, level: str, seed: str, avoid: set[str]) -> Item:

@@ -44,6 +44,25 @@ def test_every_skill_is_taught_from_its_own_teaching(banked, library):
         assert card["hints"] and len(set(card["hints"])) == len(card["hints"]), skill
 
 
+def test_a_worked_example_is_of_the_same_kind_as_its_question(banked, library):
+    """A volume card about a sphere is taught from a sphere, not a cone: the skill's items differ in a worded
+    parameter (the solid), and the example shares it with the question wherever a draw can."""
+    skill = "SQA.MATH.N5.VOLUME_SOLIDS"
+    assert skill in library.generators
+    runner = Runner(Context.create(banked, library), {"lesson": LessonFlow})
+    kinds = set()
+    for seed in range(12):
+        sid = runner.start("lesson", f"s_vol_{seed}", {"skills": [skill], "cards": 1, "seed": seed})
+        card = runner.state(sid)["cards"][0]
+        question = repo.load_item(banked, card["item_id"])
+        example = repo.load_item(banked, card["teaching"]["example"]["item_id"])
+        kind = question.generation_params["kind"]
+        kinds.add(kind)
+        assert example.generation_params["kind"] == kind, (seed, kind, example.stem)
+        assert example.content_key != question.content_key and example.stem != question.stem
+    assert len(kinds) > 2   # the seeds reach several solids
+
+
 def test_every_bank_question_is_taught_from_its_own_skill_or_its_own_teaching(banked, library):
     flow = LessonFlow(Context.create(banked, library))
     items = bank_items(banked)
