@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from core.jobs import tasks
-from core.llm.pipeline import DIFFICULTIES, PipelineConfig, PipelineError, outcome_choices, store_accepted
+from core.llm.pipeline import DIFFICULTIES, PipelineConfig, PipelineError, families, outcome_choices, store_accepted
 from ui import jobs, shared
 
 JOB = "pl_job"
@@ -30,8 +30,10 @@ def show(wb, client) -> None:
                              else f"{places[i][0]} {places[i][1]} · {places[i][2]} · {places[i][3]}",
                              help="Students get an approved question only once it has a course outcome. With an "
                                   "outcome chosen, only the schemas of its subject are used.")
-        prefixes = st.multiselect("Reasoning schemas", ["M", "P"], default=["M", "P"], key="pl_prefixes",
-                                  format_func={"M": "Mathematics (M1–M7)", "P": "Physics (P1–P7)"}.get)
+        labels = dict(families())
+        prefixes = st.multiselect("Reasoning schemas", list(labels), default=list(labels), key="pl_prefixes",
+                                  format_func=labels.get,
+                                  help="With a course outcome chosen, only the schemas of its subject are used.")
         wcols = st.columns(len(DIFFICULTIES))
         weights = {d: wcols[k].number_input(f"{d.capitalize()} weight", min_value=0.0, max_value=1.0, step=0.1,
                                             value={"easy": 0.3, "medium": 0.5, "hard": 0.2}[d], key=f"pl_w_{d}")

@@ -149,7 +149,9 @@ def add_parsers(sub) -> None:
     p.add_argument("--n", type=int, default=1, help="number of questions (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed for the schema and difficulty plan (default 0)")
     p.add_argument("--retries", type=int, default=2, help="regenerations allowed per question (default 2)")
-    p.add_argument("--prefix", action="append", metavar="M|P", help="reasoning-schema prefix (repeatable; default M and P)")
+    p.add_argument("--prefix", action="append", metavar="M|P|C|B",
+                   help="reasoning-schema prefix: M mathematics, P physics, C chemistry, B biology (repeatable; "
+                        "default all)")
     p.add_argument("--weights", default=None, help="difficulty weights, e.g. easy=0.3,medium=0.5,hard=0.2")
     p.add_argument("--outcome", default=None, metavar="ID",
                    help="course outcome the questions assess, e.g. MTH-H-02: accepted ones are filed under it and "

@@ -201,6 +201,12 @@ def run_the_pipeline(n: int, seed: int, outcome: Optional[str] = None) -> AppTes
 def test_the_pipeline_from_the_generate_page(env, configured):
     env["server"].push(completion("I would scale a length."))   # the first call (a designer's) is not JSON
     at = run_the_pipeline(3, seed=0)
+    schemas = at.multiselect(key="pl_prefixes")
+    assert schemas.options == ["Mathematics (M1–M7)", "Physics (P1–P7)", "Chemistry (C1–C6)", "Biology (B1–B6)"]
+    assert schemas.value == ["M", "P", "C", "B"]
+    filed_under = at.selectbox(key="pl_outcome").options
+    assert any(o.startswith("Chemistry Higher ·") for o in filed_under)
+    assert any(o.startswith("Biology National 5 ·") or o.startswith("Biology Nat 5 ·") for o in filed_under)
     assert values(at.success) == ["3 of 3 question(s) accepted; 3 new draft(s) went to the review queue."]
     stages = at.dataframe[0].value.set_index("stage")
     assert list(stages.index) == list(AGENTS) and set(stages["acceptance_rate"].iloc[1:]) == {1.0}

@@ -6,8 +6,8 @@ import json
 import pytest
 
 from core.llm import LLMClient, LLMSettings
-from core.llm.pipeline import (AGENTS, PipelineConfig, PipelineError, StyleScores, load_prompt, load_schemas,
-                           run_pipeline)
+from core.llm.pipeline import (AGENTS, PipelineConfig, PipelineError, StyleScores, families, load_prompt,
+                               load_schemas, run_pipeline)
 from tests.llm.fake_openai import completion, error
 
 MODELS = {agent: f"m-{agent}" for agent in AGENTS}
@@ -73,7 +73,10 @@ def read_jsonl(path) -> list[dict]:
 
 def test_schema_library_and_prompts_load():
     ids = [s.id for s in load_schemas()]
-    assert ids == [f"M{i}" for i in range(1, 8)] + [f"P{i}" for i in range(1, 8)]
+    assert ids == ([f"M{i}" for i in range(1, 8)] + [f"P{i}" for i in range(1, 8)] + [f"C{i}" for i in range(1, 7)]
+                   + [f"B{i}" for i in range(1, 7)])
+    assert families() == [("M", "Mathematics (M1–M7)"), ("P", "Physics (P1–P7)"), ("C", "Chemistry (C1–C6)"),
+                          ("B", "Biology (B1–B6)")]
     assert all(s.question_shapes for s in load_schemas())
     assert "retry" in load_prompt("implementer")
     for agent in AGENTS:
@@ -105,6 +108,28 @@ def test_item_accepted_first_time(fake, client, tmp_path):
     assert "A cube's edge is doubled" in calls(fake)[2][1]  # the question reaches the Verifier
     assert [(e.agent, e.attempt, e.verdict) for e in result.logs] == [
         ("designer", 0, "ok"), ("implementer", 0, "ok"), ("verifier", 0, "ok"), ("style_judge", 0, "ok")]
+
+
+def test_a_chemistry_outcome_gets_chemistry_schemas_and_prompts_that_speak_of_chemistry(fake, client):
+    """Filed under a Chemistry outcome, a run draws only the C schemas; the Designer writes for a chemistry
+    candidate and the Verifier checks the chemistry; a mathematics run's prompts are as they were."""
+    fake.push(*passing_item())
+    config = PipelineConfig.checked(n=1, seed=5, subject="Chemistry", level="Higher", outcome_id="CHE-H-01")
+    assert config.schema_prefixes == ["C"]
+    item = run_pipeline(client, config).items[0]
+    assert item.accepted and item.schema_id.startswith("C") and item.subject == "Chemistry"
+    systems = [r["body"]["messages"][0]["content"] for r in fake.requests]
+    assert "strong A-level chemistry" in systems[0] and "A-level mathematics, knows" not in systems[0]
+    assert "- the chemistry (and any arithmetic in it) is correct" in systems[2]
+    assert "{" not in "".join(systems)   # every word the prompts ask for was filled
+
+    fake.requests.clear()
+    fake.push(*passing_item())
+    run_pipeline(client, PipelineConfig(n=1, seed=3, schema_prefixes=["M"]))
+    systems = [r["body"]["messages"][0]["content"] for r in fake.requests]
+    assert ("The candidate has strong A-level mathematics, knows differentiation and simple integration\nonly, "
+            "is fluent but short of time, and has no calculator.") in systems[0]
+    assert "- the mathematics or physics is correct and the marked option is right;" in systems[2]
 
 
 def test_fixable_then_accepted_on_retry(fake, client):

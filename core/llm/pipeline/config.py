@@ -6,11 +6,39 @@ from typing import Any, Optional
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from core.llm.pipeline.errors import PipelineError
-from core.llm.pipeline.prompts import PROMPT_VERSION
+from core.llm.pipeline.prompts import PROMPT_VERSION, load_schemas
 
 DIFFICULTIES = ("easy", "medium", "hard")
 AGENTS = ("designer", "implementer", "verifier", "style_judge")
-SUBJECTS = {"M": "Mathematics", "P": "Physics"}   # the subject of each reasoning-schema family
+# The subject of each reasoning-schema family (the first letter of a schema's id).
+SUBJECTS = {"M": "Mathematics", "P": "Physics", "C": "Chemistry", "B": "Biology"}
+# Who the questions are written for and what the Verifier checks, by family: the words the prompts take.
+CANDIDATES = {
+    "M": "The candidate has strong A-level mathematics, knows differentiation and simple integration\n"
+         "only, is fluent but short of time, and has no calculator.",
+    "C": "The candidate has strong A-level chemistry and the mathematics it uses (moles, ratios,\n"
+         "percentages), is fluent but short of time, and has no calculator.",
+    "B": "The candidate has strong A-level biology and the mathematics it uses (ratios, percentages,\n"
+         "reading graphs), is fluent but short of time, and has no calculator.",
+}
+CANDIDATES["P"] = CANDIDATES["M"]
+DISCIPLINES = {"M": "the mathematics or physics", "P": "the mathematics or physics",
+               "C": "the chemistry (and any arithmetic in it)", "B": "the biology (and any arithmetic in it)"}
+
+
+def families() -> list[tuple[str, str]]:
+    """(prefix, label) of each family of reasoning schemas in the library, in file order: "Chemistry (C1–C6)"."""
+    ids: dict[str, list[str]] = {}
+    for schema in load_schemas():
+        ids.setdefault(schema.id[:1], []).append(schema.id)
+    return [(p, f"{SUBJECTS.get(p, p)} ({found[0]}–{found[-1]})" if len(found) > 1 else f"{SUBJECTS.get(p, p)} ({found[0]})")
+            for p, found in ids.items()]
+
+
+def voice(schema_id: str) -> dict[str, str]:
+    """The prompt words of a schema's subject: ``candidate`` (who answers) and ``discipline`` (what is checked)."""
+    family = schema_id[:1] if schema_id[:1] in SUBJECTS else "M"
+    return {"candidate": CANDIDATES[family], "discipline": DISCIPLINES[family]}
 
 
 class PipelineConfig(BaseModel):
@@ -18,7 +46,7 @@ class PipelineConfig(BaseModel):
     seed: int = 0
     max_retries: int = Field(default=2, ge=0, le=10)
     difficulty_weights: dict[str, float] = Field(default_factory=lambda: {"easy": 0.3, "medium": 0.5, "hard": 0.2})
-    schema_prefixes: list[str] = Field(default_factory=lambda: ["M", "P"], min_length=1)
+    schema_prefixes: list[str] = Field(default_factory=lambda: list(SUBJECTS), min_length=1)   # every family
     prompt_version: str = PROMPT_VERSION
     # Where accepted questions are filed: a course (subject and level) and the outcome they assess. Without an
     # outcome no student gets a question, even approved, until the reviewer chooses one on the Review page.

@@ -20,7 +20,7 @@ from typing import Callable, Optional
 from pydantic import BaseModel
 
 from core.llm.client import LLMClient, LLMError, MalformedReply
-from core.llm.pipeline.config import AGENTS, DIFFICULTIES, SUBJECTS, PipelineConfig
+from core.llm.pipeline.config import AGENTS, DIFFICULTIES, SUBJECTS, PipelineConfig, voice
 from core.llm.pipeline.errors import PipelineError
 from core.llm.pipeline.models import IdeaPlan, ImplementedItem, StyleReport, VerifierVerdict
 from core.llm.pipeline.prompts import ReasoningSchema, _as_yaml, load_prompt, load_schemas, render
@@ -52,6 +52,7 @@ class _Run:
         self.config = config
         self.result = result
         self.logs: dict[int, list[LogEntry]] = {}   # per item, so concurrent items keep their own order
+        self.voices: dict[int, dict[str, str]] = {}   # per item, the prompt words of its subject
         self.prompts = {agent: load_prompt(agent, config.prompt_version) for agent in AGENTS}
         if "retry" not in self.prompts["implementer"]:
             raise PipelineError(f"the prompt file implementer.{config.prompt_version}.md needs a '<!-- retry -->' section")
@@ -59,6 +60,7 @@ class _Run:
     def call(self, item: int, agent: str, attempt: int, model: type[BaseModel], values: dict[str, str],
              section: str = "user", problem: Optional[str] = None) -> BaseModel:
         """The agent's answer; StageFailure (logged) when there is none. ``problem``: why its last answer failed."""
+        values = {**self.voices.get(item, {}), **values}   # the words of the item's subject
         user = render(self.prompts[agent][section], values)
         if problem is not None:
             user += "\n\n" + UNUSABLE.format(problem=problem)
@@ -90,6 +92,7 @@ class _Run:
     # ---------------------------------------------------------------- one item
     def item(self, index: int, schema: ReasoningSchema, difficulty: str) -> ItemOutcome:
         outcome = ItemOutcome(item=index, schema_id=schema.id, difficulty=difficulty, accepted=False)
+        self.voices[index] = voice(schema.id)
         plan_text = self.design(index, outcome, schema, difficulty)
         if plan_text is None:
             return outcome
