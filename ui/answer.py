@@ -40,6 +40,9 @@ def _as_maths(reading: dict) -> str:
 
 def show_reading(reading: Optional[dict], unreadable: str = NOT_COUNTED, hint: bool = True) -> None:
     """The preview: how the answer was read and notes on it, or why it could not be read."""
+    if reading and reading.get("steps"):   # answered step by step: each box typed in so far, as read
+        _show_steps(reading["steps"], unreadable)
+        return
     if not reading or reading.get("empty"):
         if hint:
             st.caption(HINT)
@@ -51,6 +54,18 @@ def show_reading(reading: Optional[dict], unreadable: str = NOT_COUNTED, hint: b
     else:
         problem = shared.plain(reading.get("problem") or "").strip()
         st.warning(" ".join(part for part in ("Your answer could not be read.", problem, unreadable) if part))
+
+
+def _show_steps(steps: list[dict], unreadable: str) -> None:
+    for s in steps:
+        name = f"Step {s['number']}" + (" (final answer)" if s.get("final") else "")
+        if s.get("valid"):
+            st.markdown(f"{name} was read as: {_as_maths(s)}")
+            for note in s.get("notes") or []:
+                st.caption(shared.plain(note))
+        else:
+            problem = shared.plain(s.get("problem") or "").strip()
+            st.warning(" ".join(part for part in (f"{name} could not be read.", problem, unreadable) if part))
 
 
 def read_as_line(reading: Optional[dict]) -> None:

@@ -14,7 +14,9 @@ from typing import Any, Optional
 
 from core.flows.base import FlowError
 from core.items.generator import Item
-from core.marking import MarkingSpec, MarkingSpecError, MarkResult, final_text, mark_steps, read_answer
+from core.marking import (MarkingSpec, MarkingSpecError, MarkResult, final_text, mark_steps, read_answer,
+                          step_answers, step_boxes)
+from core.marking.steps import step_spec
 from core.store import Store, repo, school
 
 UNREADABLE = "Your answer could not be read."
@@ -49,10 +51,28 @@ def preview(item: Item, answer: Any, decimal_comma: bool = False) -> dict:
         text = "" if answer is None or isinstance(answer, dict) else str(answer)
         return reading(answer, text, None, True, None)
     if isinstance(answer, dict):
-        # Answered step by step: how the final answer is read, or which step cannot be read.
-        return from_mark(mark_steps(spec, answer), final_text(spec, answer))
+        # Answered step by step: how the final answer is read, or which step cannot be read; and how each box
+        # typed in so far is read, so a student sees their first step read before the last is written.
+        shown = from_mark(mark_steps(spec, answer), final_text(spec, answer))
+        shown["steps"] = step_readings(spec, answer)
+        return shown
     result = read_answer(spec, answer)
     return reading(answer, result.read_as, result.latex, result.valid, result.problem, result.notes)
+
+
+def step_readings(spec: MarkingSpec, answer: dict) -> list[dict]:
+    """How each step box with something typed in it is read, in order: the preview of each (``number`` and
+    ``final`` say which box), read as that step is marked, never saying whether it is right."""
+    given = step_answers(spec, answer)
+    out = []
+    for box in step_boxes(spec.criteria):
+        text = given.get(box["index"], "")
+        if not text.strip():
+            continue
+        result = read_answer(step_spec(spec, box["index"]), text)
+        out.append({"number": box["number"], "final": box["final"],
+                    **reading(text, result.read_as, result.latex, result.valid, result.problem, result.notes)})
+    return out
 
 
 def preview_item(store: Store, item_id: str, answer: Any, student: Optional[str] = None) -> dict:

@@ -901,3 +901,29 @@ def test_progress_shows_each_outcomes_ability_in_plain_words(student):
     assert any(m.help and "logit" in m.help for m in at.markdown)   # the number itself only as help
     # Skills are named (never their ids) and rolled up under their outcome.
     assert "Skills: mastery " in shown and "SQA.MATH" not in "\n".join(everything_rendered(at))
+
+
+def test_each_step_box_is_shown_as_read_before_the_final_answer_is_written(student):
+    """A question answered step by step: the first box is shown as read as soon as it is entered, before the
+    final answer is written, and a box that cannot be read is named, as one answer box's preview does."""
+    at = open_app(student)
+    at.selectbox(key="pr_subject").set_value("Mathematics").run()
+    at.selectbox(key="pr_level_Mathematics").set_value("Higher").run()
+    at.selectbox(key="pr_outcome_Mathematics_Higher").set_value("MTH-H-01").run()   # two stepped skills of five
+    sid = start_practice(at)
+    for _ in range(40):
+        q = pick_question(sid)
+        if q.get("steps") and not q["options"]:
+            break
+        runner().command(sid, "skip")
+        at.run()
+    else:
+        pytest.fail("no question answered step by step came up in 40 questions of MTH-H-01")
+    first = f"pa_{sid}_{q['id']}__step{q['steps'][0]['index']}"
+    at.text_input(key=first).input("1 1/3").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Step 1 was read as: $1\\frac{1}{3}$" in texts(at, ("markdown",))
+    at.text_input(key=first).input(UNREADABLE).run()
+    assert any(w.value.startswith("Step 1 could not be read.") and "has not been counted" in w.value
+               for w in at.warning)
+    assert runner().view(sid)["stats"]["total"] == 0

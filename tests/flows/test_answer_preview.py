@@ -67,6 +67,26 @@ def test_the_preview_says_how_an_answer_is_read_and_never_whether_it_is_right(li
     assert empty["empty"] and not empty["valid"]
 
 
+def test_each_step_typed_so_far_is_shown_as_read_before_the_last_is_written(library):
+    """A question answered step by step: the preview reads every box typed in so far (the first step before the
+    final answer is written), names a box it cannot read, and says nothing of right or wrong."""
+    from core.marking import step_boxes
+    gen = library.generator("SQA.MATH.H.COMPLETE_SQUARE")
+    item = gen.generate(gen.cs.levels[0], "steps")
+    boxes = step_boxes(MarkingSpec.from_item(item).criteria)
+    first, final = str(boxes[0]["index"]), str(boxes[-1]["index"])
+    shown = preview(item, {first: "1 1/3"})
+    assert shown["empty"] and [(s["number"], s["final"], s["valid"], s["latex"]) for s in shown["steps"]] == [
+        (1, False, True, r"1\frac{1}{3}")]
+    mixed = preview(item, {first: UNREADABLE, final: "7"})
+    assert not mixed["valid"] and "Step 1 could not be read" in mixed["problem"]
+    assert [(s["number"], s["valid"], bool(s["problem"])) for s in mixed["steps"]] == [(1, False, True),
+                                                                                      (len(boxes), True, False)]
+    right = preview(item, {b: "7" for b in (first, final)})
+    assert all("correct" not in s and "score" not in s for s in right["steps"])
+    assert preview(item, {})["steps"] == [] and "steps" not in preview(item, "7")
+
+
 def test_the_preview_of_a_question_by_id(store, library):
     gen = library.generator(written_skill(library))
     item = gen.generate(gen.cs.levels[0], "by-id")
