@@ -27,6 +27,7 @@ from typing import Any, Optional
 from core.blueprints.library import LibraryError
 from core.flows import preview, timing, written
 from core.flows.practice import answer_evidence
+from core.flows.lesson_draws import draw, worked_example
 from core.flows.lesson_words import engagement, hint_for, hint_ladder, written_summary
 from core.flows.remediation import diagnose, easier_level
 from core.items.skills import skill_for, teaching_for
@@ -34,7 +35,6 @@ from core.school.progress import INITIAL_MASTERY, mastery_update, skill_label
 from core.flows.base import Flow, FlowError, Step
 from core.flows.fetch import choose_outcome, fetch_question, suppliable_outcomes
 from core.items.generator import Item, SkillGenerator
-from core.items.sampler import GenerationError
 from core.marking import MAX_ANSWER_CHARS
 from core.items.sources import NoQuestions, stem_key
 from core.store import sessions
@@ -44,8 +44,6 @@ MAX_CARDS = 30
 DEFAULT_MAX_ATTEMPTS = 3
 MAX_ATTEMPTS_LIMIT = 10
 RETRY_BELOW = 0.7          # the seed's "retry the lesson" line, on card accuracy
-DRAW_TRIES = 12            # redraws before accepting an item the student has seen
-EXAMPLE_TRIES = 10         # draws for a worked example of the same kind as the card's question
 MAX_TIME_MS = 24 * 3600 * 1000
 
 
@@ -459,7 +457,7 @@ class LessonFlow(Flow):
                 # Later passes over the same skill step up through its difficulty levels.
                 levels = gen.cs.levels
                 level = levels[min(i // len(state["skills"]), len(levels) - 1)]
-                item = self._draw(gen, level, card_seed, avoid)
+                item = draw(gen, level, card_seed, avoid)
                 outcome = item.outcome_ids[0] if item.outcome_ids else None
                 route = "generated"
             else:
@@ -502,8 +500,8 @@ class LessonFlow(Flow):
                 level = item.difficulty_level
             else:   # a bank question: the level nearest its difficulty, one easier for an example
                 level = easier_level(levels, min(levels, key=lambda n: abs(levels[n].value - item.difficulty_value)))
-            example_item = self._example(gen, level, f"{seed}/example", avoid | {item.content_key, stem_key(item)},
-                                         item if item.blueprint_id == skill else None)
+            example_item = worked_example(gen, level, f"{seed}/example", avoid | {item.content_key, stem_key(item)},
+                                          item if item.blueprint_id == skill else None)
             if example_item.content_key != item.content_key and stem_key(example_item) != stem_key(item):
                 # The student reads this one with its answer, so it counts as seen.
                 avoid |= {example_item.content_key, stem_key(example_item)}
@@ -539,42 +537,6 @@ class LessonFlow(Flow):
             return self.ctx.library.generator(skill)
         except LibraryError as exc:
             raise FlowError(str(exc)) from None
-
-    @classmethod
-    def _example(cls, gen: SkillGenerator, level: str, seed: str, avoid: set[str], question: Optional[Item]) -> Item:
-        """A worked example for the card, of the same kind as its question where the skill has kinds: a skill
-        whose items differ in a worded parameter (a sphere, a cone or a prism to find the volume of) is drawn a
-        few times for an example sharing the question's words, so its steps are the ones the question needs."""
-        example = cls._draw(gen, level, seed, avoid)
-        worded = {k: v for k, v in ((question.generation_params or {}) if question else {}).items()
-                  if isinstance(v, str)}
-        if not worded:
-            return example
-
-        def shared(candidate: Item) -> int:
-            theirs = candidate.generation_params or {}
-            return sum(theirs.get(k) == v for k, v in worded.items())
-
-        best = shared(example)
-        for k in range(EXAMPLE_TRIES):
-            if best == len(worded):
-                break
-            candidate = cls._draw(gen, level, f"{seed}/like{k}", avoid)
-            if shared(candidate) > best and candidate.content_key not in avoid:
-                example, best = candidate, shared(candidate)
-        return example
-
-    @staticmethod
-    def _draw(gen: SkillGenerator, level: str, seed: str, avoid: set[str]) -> Item:
-        try:
-            item = gen.generate(level, seed)
-            for k in range(DRAW_TRIES):
-                if item.content_key not in avoid and stem_key(item) not in avoid:
-                    return item
-                item = gen.generate(level, f"{seed}/{k}")
-        except GenerationError as exc:
-            raise FlowError(f"could not make a question for {gen.bp.skill_id}: {exc}") from None
-        return item  # every draw repeated something the student has seen; a repeat beats no lesson
 
     def _pick_outcome(self, state: dict, recent: list[str], seed: str) -> str:
         source = self.ctx.source
