@@ -4,7 +4,9 @@ Each answer is worked out from the physics in plain Python (``math`` only),
 with the SQA data sheet values g = 9.8 m s^-2, h = 6.63e-34 J s and
 c = 3.00e8 m s^-1, then rounded as the item asks: to the decimal places of
 the key for numeric answers, to 3 significant figures for the capacitor
-energies. Nothing here reads the blueprints or calls the project's helpers.
+energies and the other multiple-choice quantities that span several powers of
+ten (dilated times, irradiances and distances, peak and r.m.s. values).
+Nothing here reads the blueprints or calls the project's helpers.
 """
 from __future__ import annotations
 
@@ -100,6 +102,64 @@ def _percentage_uncertainty(p: dict) -> float:
     return round(max(distance_pct, time_pct), 1)
 
 
+def _resultant_force(p: dict) -> float:
+    # Forces along the direction of motion; friction always opposes it.
+    mass = p["m"]
+    weight_down_slope = mass * G * math.sin(math.radians(p["angle"]))
+    if p["mode"] == "level":
+        unbalanced = p["pull"] - p["friction"]
+    elif p["mode"] == "down":
+        unbalanced = weight_down_slope - p["friction"]
+    else:   # pulled up the slope: weight component and friction both act down it
+        unbalanced = p["pull"] - weight_down_slope - p["friction"]
+    return round(unbalanced / mass, 1)
+
+
+def _time_dilation(p: dict) -> float:
+    v = p["beta"] * LIGHT                     # the speed the student is given (or v/c times c)
+    lorentz = 1 / math.sqrt(1 - v ** 2 / LIGHT ** 2)
+    if p["mode"] == "dilated":                # observer's time from the moving clock's own time
+        return _three_sig_figs(p["t"] * lorentz)
+    return _three_sig_figs(p["t"] / lorentz)  # the moving clock's own (shorter) time
+
+
+def _irradiance_distance(p: dict) -> float:
+    i1, d1 = p["i1"], p["d1"]
+    k = i1 * d1 ** 2                          # I = k / d^2 for a point source
+    if p["mode"] == "distance":
+        return _three_sig_figs(math.sqrt(k / p["i2"]))
+    return _three_sig_figs(k / p["d2"] ** 2)
+
+
+def _peak_rms(p: dict) -> float:
+    if p["mode"] == "to_peak":
+        return _three_sig_figs(p["x"] * math.sqrt(2))
+    if p["mode"] == "to_rms":
+        return _three_sig_figs(p["x"] / math.sqrt(2))
+    peak_to_peak = p["divisions"] * p["gain"]  # divisions x volts per division
+    return _three_sig_figs(peak_to_peak / 2 / math.sqrt(2))
+
+
+# Offsets of the repeated readings from their mean, in steps of du, as the
+# blueprint prints them; the oracle finds (max - min) / n from the readings.
+RANDOM_UNCERTAINTY_PATTERNS = {
+    4: [[2, -1, -2, 1], [-2, 1, 2, -1], [1, -2, 2, -1]],
+    5: [[-2, 3, 0, -1, 0], [1, -2, 3, 0, -2], [2, -1, -3, 0, 2]],
+    6: [[3, -1, 0, -3, 2, -1], [-2, 1, 4, -1, 0, -2], [1, -3, 2, 3, -2, -1]],
+}
+
+
+def _random_uncertainty(p: dict) -> float:
+    n = p["n"]
+    offsets = RANDOM_UNCERTAINTY_PATTERNS[n][p["pat"]]
+    readings = [round(p["t"] + k * p["du"], 2) for k in offsets]   # as printed, to 0.01 s
+    assert len(readings) == n
+    uncertainty = (max(readings) - min(readings)) / n
+    if p["mode"] == "period":                  # each reading is ten oscillations
+        uncertainty /= 10
+    return round(uncertainty, 3)
+
+
 SI_UNITS = {
     "force": "newton",
     "energy": "joule",
@@ -151,4 +211,9 @@ ORACLES = {
     "SQA.PHYS.H.CAPACITOR_ENERGY": _capacitor_energy,
     "SQA.PHYS.H.PERCENTAGE_UNCERTAINTY": _percentage_uncertainty,
     "SQA.PHYS.H.SI_UNITS": _si_unit,
+    "SQA.PHYS.H.RESULTANT_FORCE": _resultant_force,
+    "SQA.PHYS.H.TIME_DILATION": _time_dilation,
+    "SQA.PHYS.H.IRRADIANCE_DISTANCE": _irradiance_distance,
+    "SQA.PHYS.H.PEAK_RMS": _peak_rms,
+    "SQA.PHYS.H.RANDOM_UNCERTAINTY": _random_uncertainty,
 }
