@@ -45,6 +45,9 @@ def check_paper(spec, fmt, drawn, library) -> None:
         assert all(q.marks == q.item.marks and q.marked_out_of is None for q in qs)   # never rescaled
         topics = Counter(topic_of(q.item) for q in qs)
         assert max(topics.values()) <= spec.topic_cap(section, shape), (section.section, topics.most_common(2))
+        # only the kinds of question the section holds (no multiple choice in a maths paper, only that in an
+        # SQA science Paper 1)
+        assert all(section.takes(q.item.item_type) for q in qs), (section.section, Counter(q.item.item_type for q in qs))
         if not section.calculator_allowed:
             for q in qs:
                 assert q.item.calculator != "required", q.item.id
@@ -53,7 +56,8 @@ def check_paper(spec, fmt, drawn, library) -> None:
         # every area of the course the library can supply (trigonometry and statistics, say) is asked in every paper
         suppliable = {(o, s.metadata.subdomain) for o in section.outcome_ids
                       for s in library.skills_for_outcome(spec.subject, spec.level, o)
-                      if s.metadata.calculator != "required" or section.calculator_allowed}
+                      if (s.metadata.calculator != "required" or section.calculator_allowed)
+                      and section.takes(s.generation.item_type)}
         asked = {(q.outcome_id, library.generator(topic_of(q.item)).bp.metadata.subdomain) for q in qs
                  if topic_of(q.item) in library.generators}
         assert suppliable <= asked, (section.section, suppliable - asked)
@@ -71,6 +75,18 @@ def test_every_shipped_spec_builds_exact_papers_for_many_seeds(library, banked):
         for seed in range(SEEDS):
             drawn = assemble_sections(source, spec, f"paper:{seed}", seed, 1, False, exam_format=fmt)
             check_paper(spec, fmt, drawn, library)
+
+
+def test_maths_papers_hold_no_multiple_choice_and_science_paper_ones_nothing_else(library):
+    """As SQA sets them: National 5 and Higher Mathematics papers ask for written answers only; the Paper 1 (or
+    Section 1) of every Higher and National 5 science is multiple choice only."""
+    for level in ("Nat 5", "Higher"):
+        for section in library.spec("Mathematics", level).assessment_structure:
+            assert section.item_types and "multiple_choice" not in section.item_types, (level, section.section)
+    for subject in ("Physics", "Chemistry", "Biology"):
+        for level in ("Nat 5", "Higher"):
+            first = library.spec(subject, level).assessment_structure[0]
+            assert first.item_types == ["multiple_choice"], (subject, level, first.section)
 
 
 def test_repeated_sittings_by_one_student_stay_exact(library, tmp_path):
