@@ -413,6 +413,10 @@ def exam_questions(view: dict) -> list[dict]:
 
 def test_exam_saves_answers_as_typed_survives_a_reload_and_shows_results(student):
     at = open_app(student, "pages/student_exam.py")
+    # National 5 Physics: a multiple-choice Paper 1 and a Paper 2 of typed answers (the class's Mathematics
+    # papers have no multiple choice, as SQA's have none).
+    at.selectbox(key="ex_subject").set_value("Physics").run()
+    at.selectbox(key="ex_level_Physics").set_value("Nat 5").run()
     click(at, "Start mock exam")
     sid = at.session_state["exam_sid"]
     view = runner().view(sid)
@@ -472,7 +476,8 @@ def test_exam_saves_answers_as_typed_survives_a_reload_and_shows_results(student
     again.run()
     assert not again.exception
     assert again.title[0].value == "Practice"
-    assert again.selectbox(key="pr_outcome_Mathematics_Nat 5").value == gap["outcome_id"]
+    assert again.selectbox(key="pr_subject").value == "Physics"   # the exam's course, not the class's
+    assert again.selectbox(key="pr_outcome_Physics_Nat 5").value == gap["outcome_id"]
 
 
 def test_a_paper_is_sat_a_screen_at_a_time_and_answers_stay_on_every_screen_and_page(student):

@@ -31,8 +31,8 @@ def families() -> list[tuple[str, str]]:
     ids: dict[str, list[str]] = {}
     for schema in load_schemas():
         ids.setdefault(schema.id[:1], []).append(schema.id)
-    return [(p, f"{SUBJECTS.get(p, p)} ({found[0]}–{found[-1]})" if len(found) > 1 else f"{SUBJECTS.get(p, p)} ({found[0]})")
-            for p, found in ids.items()]
+    return [(p, f"{SUBJECTS.get(p, p)} ({found[0]}–{found[-1]})" if len(found) > 1 else
+             f"{SUBJECTS.get(p, p)} ({found[0]})") for p, found in ids.items()]
 
 
 def voice(schema_id: str) -> dict[str, str]:
