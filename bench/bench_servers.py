@@ -220,7 +220,7 @@ async def answer(page, gate: asyncio.Semaphore, tally: Tally, n: int) -> None:
             note(tally, f"typed {value!r} in {label[:40]!r}")
         last = boxes.nth(count - 1)
         await act(gate, tally, page, "preview answer", lambda timeout: last.press("Enter", timeout=timeout),
-                  until=main.get_by_text("Your answer was read as").or_(main.get_by_text("could not be read")))
+                  until=main.get_by_text(re.compile("was read as")).or_(main.get_by_text("could not be read")).first)
         tally.doing = "looking at Check answer"
         if not await check.first.is_enabled():
             tally.unreadable += 1

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -17,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "tests" / "artifacts"
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+# How a typed answer was read: one line for a single box, one per box typed in for an answer given step by step.
+READ_AS = re.compile(r"^(Your answer|Step \d+( \(final answer\))?) was read as:")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 

@@ -24,7 +24,7 @@ from typing import Callable, Optional
 
 import pytest
 
-from tests.browser.app_server import ARTIFACTS, IDLE, launch, needs_chromium, running_app, settle
+from tests.browser.app_server import ARTIFACTS, IDLE, READ_AS, launch, needs_chromium, running_app, settle
 
 pytestmark = needs_chromium
 
@@ -211,7 +211,7 @@ def answer(page, answers: dict, which: str) -> None:
         box.fill(given)
         box.press("Enter")
         settle(page)
-        page.get_by_text("Your answer was read as:").wait_for()
+        page.get_by_text(READ_AS).first.wait_for()
     click(page, "Check answer")
 
 
@@ -506,7 +506,7 @@ def test_a_student_practises_and_sits_a_mock_exam_by_keyboard_alone(app, page):
                 settle(page)
         page.keyboard.press("Enter")   # shows how the answer is read
         settle(page)
-        expect(page.get_by_text("Your answer was read as:")).to_be_visible()
+        expect(page.get_by_text(READ_AS).first).to_be_visible()
     keys.to(named("Check answer"), "Check answer")
     page.keyboard.press("Enter")
     settle(page)

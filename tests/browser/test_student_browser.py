@@ -11,7 +11,7 @@ import re
 import time
 from pathlib import Path
 
-from tests.browser.app_server import ARTIFACTS, IDLE, launch, needs_chromium, running_app, settle
+from tests.browser.app_server import ARTIFACTS, IDLE, READ_AS, launch, needs_chromium, running_app, settle
 
 CLASS, NAME = "B-CLASS", "Bea Browser"
 
@@ -78,7 +78,7 @@ def test_student_practises_and_sits_a_mock_exam(tmp_path: Path):
                         boxes.nth(k).fill("7")
                     boxes.last.press("Enter")
                     settle(page)
-                    expect(page.get_by_text("Your answer was read as:")).to_be_visible()
+                    expect(page.get_by_text(READ_AS).first).to_be_visible()
                     shot(page, f"2_practice_preview_{n}")
                 page.get_by_role("button", name="Check answer").click()
                 feedback = page.locator("[data-testid='stAlertContentSuccess'], "
