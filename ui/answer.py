@@ -47,25 +47,23 @@ def show_reading(reading: Optional[dict], unreadable: str = NOT_COUNTED, hint: b
         if hint:
             st.caption(HINT)
         return
-    if reading.get("valid"):
-        st.markdown(f"Your answer was read as: {_as_maths(reading)}")
-        for note in reading.get("notes") or []:
-            st.caption(shared.plain(note))   # notes may quote what was typed: shown as written
-    else:
-        problem = shared.plain(reading.get("problem") or "").strip()
-        st.warning(" ".join(part for part in ("Your answer could not be read.", problem, unreadable) if part))
+    _show_one(reading, "Your answer", unreadable)
 
 
 def _show_steps(steps: list[dict], unreadable: str) -> None:
     for s in steps:
-        name = f"Step {s['number']}" + (" (final answer)" if s.get("final") else "")
-        if s.get("valid"):
-            st.markdown(f"{name} was read as: {_as_maths(s)}")
-            for note in s.get("notes") or []:
-                st.caption(shared.plain(note))
-        else:
-            problem = shared.plain(s.get("problem") or "").strip()
-            st.warning(" ".join(part for part in (f"{name} could not be read.", problem, unreadable) if part))
+        _show_one(s, f"Step {s['number']}" + (" (final answer)" if s.get("final") else ""), unreadable)
+
+
+def _show_one(reading: dict, what: str, unreadable: str) -> None:
+    """One answer box's reading: '<what> was read as: ...' with its notes, or why it could not be read."""
+    if reading.get("valid"):
+        st.markdown(f"{what} was read as: {_as_maths(reading)}")
+        for note in reading.get("notes") or []:
+            st.caption(shared.plain(note))   # notes may quote what was typed: shown as written
+    else:
+        problem = shared.plain(reading.get("problem") or "").strip()
+        st.warning(" ".join(part for part in (f"{what} could not be read.", problem, unreadable) if part))
 
 
 def read_as_line(reading: Optional[dict]) -> None:
