@@ -57,6 +57,24 @@ def test_sign_clashes_are_warnings_naming_level_and_parameters(library):
     assert "with length=" in warning.message and "width=" in warning.message and "+ -" in warning.message
 
 
+def test_a_backslash_read_as_an_escape_is_an_error_naming_what_to_write(library):
+    """'\\frac' written with one backslash inside a formula's quotes becomes a form feed, and the page would show
+    'rac{1}{2}': validation refuses it and says to double the backslash; doubled, it validates clean."""
+    def with_half(line: str) -> str:
+        return (NUMERIC.replace('  answer_formula: "length * width"',
+                                "  computed_values:\n" + line + '\n  answer_formula: "length * width"')
+                .replace("wide. Calculate its area.", "wide. Calculate ${half}$ of its area.")
+                .replace("by {width} cm.", "by {width} cm, then ${half}$ of it."))
+    loaded, issues = authoring.validate_text(with_half(r'''    half: "f'\\frac{{1}}{{2}}'"'''), library)
+    errors = [i for i in issues if "control character" in i.message]
+    assert loaded is None and errors and all(i.severity == "error" for i in errors)
+    assert errors[0].path == "presentation.stem_templates" and "level easy with length=" in errors[0].message
+    assert "'\\x0c'" in errors[0].message and "rac{1}{2}" in errors[0].message and "double it" in errors[0].message
+    loaded, issues = authoring.validate_text(with_half(r'''    half: "f'\\\\frac{{1}}{{2}}'"'''), library)
+    assert loaded is not None and not issues, [str(i) for i in issues]
+    assert "$\\frac{1}{2}$" in authoring.preview(loaded, 1, "half")["easy"][0].stem
+
+
 @pytest.mark.parametrize("text,flagged", [
     ("2x + -9", True), ("3 - -4", True), ("x = 1x + 2", True), ("0x + 5", True), ("2x + 0 = 7", True),
     ("x^1 + 2", True), ("2x - 9", False), ("x + 10", False), ("21x", False), ("1 cm", False), ("1.5x", False),

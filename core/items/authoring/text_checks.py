@@ -27,6 +27,7 @@ ITEMS_PER_LEVEL = 24
 BUDGET_S = 4.0          # for all levels together; what was checked by then is reported
 
 _VARS = "xyzabcnkpqrt"
+CONTROL = re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]")   # what no page shows: an escape read by mistake
 SIGN_CHECKS: list[tuple[str, "re.Pattern[str]", str]] = [
     ("a plus or minus sign followed by another sign",
      re.compile(r"(?<![+\-−±∓])[+\-−]\s*[+\-−](?=\s*[\w(.$\\])"),
@@ -117,6 +118,18 @@ class _Checker:
                                 f"{where}: {what} reads \"{_snippet(text, m.start(), m.end())}\" ({name}); {advice}",
                                 "warning")
 
+    def controls(self, level: str, item: Item) -> None:
+        """A control character in what a student reads: in a formula's string, '\\frac' or '\\times' written
+        with one backslash is read as an escape (a form feed, a tab), and the page shows 'rac' or 'imes'."""
+        where = f"level {level} with {_shown(item.generation_params)}"
+        for what, text, path in self.texts(item):
+            m = CONTROL.search(text or "")
+            if m:
+                self.report(("control", level, path[0], path[-1] if path else None), path,
+                            f"{where}: {what} holds a control character ({m.group(0)!r}) before "
+                            f"\"{_snippet(text, m.end(), m.end() + 12)}\": a backslash in a formula's string was "
+                            f"read as an escape; double it (write '\\\\frac' inside a formula's quotes)", "error")
+
     def options(self, level: str, item: Item) -> None:
         where = f"level {level} with {_shown(item.generation_params)}"
         options = list(item.options)
@@ -187,6 +200,7 @@ def check_items(loaded: LoadedBlueprint, gen: SkillGenerator, per_level: int = I
                     except GenerationError:
                         break   # the level's own failure is reported by validation already
                     checker.signs(level, item)
+                    checker.controls(level, item)
                     if item.options:
                         checker.options(level, item)
                     else:
