@@ -79,9 +79,9 @@ def test_every_shipped_spec_builds_exact_papers_for_many_seeds(library, banked):
 
 
 def test_maths_papers_hold_no_multiple_choice_and_science_paper_ones_nothing_else(library):
-    """As SQA sets them: National 5 and Higher Mathematics papers ask for written answers only; the Paper 1 (or
+    """As SQA sets them: National 5, Higher and Advanced Higher Mathematics papers ask for written answers only; the Paper 1 (or
     Section 1) of every Higher and National 5 science is multiple choice only."""
-    for level in ("Nat 5", "Higher"):
+    for level in ("Nat 5", "Higher", "Advanced Higher"):
         for section in library.spec("Mathematics", level).assessment_structure:
             assert section.item_types and "multiple_choice" not in section.item_types, (level, section.section)
     for subject in ("Physics", "Chemistry", "Biology"):

@@ -451,6 +451,42 @@ def _ah_euclid(p: dict) -> int:
     return a
 
 
+def _ah_implicit(p: dict) -> str:
+    # F(x, y) = a x^p + b xy + c y^q as {(i, j): coefficient}; dy/dx = -F_x / F_y.
+    poly = {(p["p"], 0): p["a"], (1, 1): p["b"], (0, p["q"]): p["c"]}
+    x, y = Fraction(p["x0"]), Fraction(p["y0"])
+    fx = sum(c * i * x ** (i - 1) * y ** j for (i, j), c in poly.items() if i)
+    fy = sum(c * j * x ** i * y ** (j - 1) for (i, j), c in poly.items() if j)
+    return str(-fx / fy)
+
+
+def _ah_maclaurin(p: dict) -> str:
+    # Coefficient of x^k = f^(k)(0) / k!, the kth derivative found by following the derivatives round.
+    a, b, k, form = p["a"], p["b"], p["k"], p["form"]
+    if form == "exp":
+        d = a ** k
+    elif form in ("sin", "cos"):
+        cycle = [0, 1, 0, -1] if form == "sin" else [1, 0, -1, 0]    # derivatives 0..3 at 0, a = 1
+        d = cycle[k % 4] * a ** k
+    elif form == "ln":
+        d = (-1) ** (k - 1) * math.factorial(k - 1) * a ** k        # kth derivative of ln(1 + ax) at 0
+    else:                                                          # Leibniz rule for (1 + bx) e^(ax)
+        d = a ** k + math.comb(k, 1) * b * a ** (k - 1)
+    return str(Fraction(d, math.factorial(k)))
+
+
+def _ah_by_parts(p: dict) -> float:
+    # Composite Simpson's rule on the integrand itself, then rounded half up to 3 places.
+    k, form = p["k"], p["form"]
+    top = p["b"] if form in ("x exp", "x2 exp") else math.pi / p["q"]
+    f = {"x exp": lambda x: x * math.exp(k * x), "x sin": lambda x: x * math.sin(k * x),
+         "x cos": lambda x: x * math.cos(k * x), "x2 exp": lambda x: x * x * math.exp(k * x)}[form]
+    n = 20000
+    h = top / n
+    total = math.fsum((1 if i in (0, n) else 4 if i % 2 else 2) * f(i * h) for i in range(n + 1))
+    return _round_half_up(total * h / 3, 3)
+
+
 ORACLES = {
     "SQA.MATH.N3.ROUNDING": _n3_rounding,
     "SQA.MATH.N3.PERCENT_OF_AMOUNT": _n3_percent,
@@ -487,4 +523,7 @@ ORACLES = {
     "SQA.MATH.AH.MATRIX_DETERMINANT": _ah_determinant,
     "SQA.MATH.AH.SERIES_SUM": _ah_series,
     "SQA.MATH.AH.EUCLIDEAN_GCD": _ah_euclid,
+    "SQA.MATH.AH.IMPLICIT_DIFF": _ah_implicit,
+    "SQA.MATH.AH.MACLAURIN_COEFF": _ah_maclaurin,
+    "SQA.MATH.AH.INTEGRATION_BY_PARTS": _ah_by_parts,
 }
