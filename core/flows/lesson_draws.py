@@ -50,6 +50,7 @@ def worked_example(gen: SkillGenerator, level: str, seed: str, avoid: set[str], 
         if best == len(worded):
             break
         candidate = draw(gen, level, f"{seed}/like{k}", avoid)
-        if shared(candidate) > best and candidate.content_key not in avoid:
-            example, best = candidate, shared(candidate)
+        score = shared(candidate)
+        if score > best and candidate.content_key not in avoid:
+            example, best = candidate, score
     return example
